@@ -1,0 +1,11 @@
+import NIOCore
+import NIOPosix
+import NIOHTTP2
+import NIOSSL
+import X509
+import Hummingbird
+import Prometheus
+import ServiceLifecycle
+import GRDB
+import Crypto
+import Metrics

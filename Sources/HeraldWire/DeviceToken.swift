@@ -1,0 +1,51 @@
+/// A device token: the address of one app on one device, written as lowercase hex.
+///
+/// Apple's tokens are 32 bytes, but Apple says not to hard-code the size, so any even-length hex string
+/// of 8 to 200 bytes parses. A token is an address, never a credential.
+public struct DeviceToken: Hashable, Sendable, CustomStringConvertible {
+    /// Lowercase hex.
+    public let hex: String
+
+    /// Parses hex in either case; nil when the text is not an even number of hex digits of a plausible length.
+    public init?(hex text: some StringProtocol) {
+        let utf8 = text.utf8
+        guard utf8.count >= 16, utf8.count <= 400, utf8.count.isMultiple(of: 2) else { return nil }
+        guard utf8.allSatisfy(\.isHexDigit) else { return nil }
+        self.hex = String(text).lowercased()
+    }
+
+    /// A fresh random 32-byte token.
+    public static func random() -> DeviceToken {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        return DeviceToken(bytes: bytes)
+    }
+
+    public init(bytes: [UInt8]) {
+        self.hex = bytes.hexString
+    }
+
+    /// A shortened form safe for logs: the first 8 hex digits and an ellipsis.
+    public var redacted: String { String(hex.prefix(8)) + "…" }
+
+    public var description: String { redacted }
+}
+
+extension UInt8 {
+    var isHexDigit: Bool {
+        (0x30...0x39).contains(self) || (0x41...0x46).contains(self) || (0x61...0x66).contains(self)
+    }
+}
+
+extension Sequence<UInt8> {
+    /// Lowercase hex digits for these bytes.
+    public var hexString: String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        for byte in self {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

@@ -1,0 +1,202 @@
+/// A small, strict JSON parser (RFC 8259) into ``JSONValue`` that keeps integers apart from doubles.
+///
+/// It runs on every notification the gateway accepts, so it reads bytes directly and allocates only
+/// for the values it returns. Nesting is bounded so hostile payloads cannot exhaust the stack.
+public struct JSONParser {
+    public struct SyntaxError: Error, Hashable, Sendable {
+        /// Byte offset where parsing stopped.
+        public var offset: Int
+    }
+
+    private let bytes: UnsafeRawBufferPointer
+    private var index = 0
+    private var depth = 0
+    private static let maximumDepth = 64
+
+    init(_ bytes: UnsafeRawBufferPointer) {
+        self.bytes = bytes
+    }
+
+    mutating func parseDocument() throws(SyntaxError) -> JSONValue {
+        let value = try parseValue()
+        skipWhitespace()
+        guard index == bytes.count else { throw SyntaxError(offset: index) }
+        return value
+    }
+
+    private var current: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    private mutating func skipWhitespace() {
+        while let byte = current, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 {
+            index += 1
+        }
+    }
+
+    private mutating func expect(_ literal: StaticString) throws(SyntaxError) {
+        let utf8 = UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
+        for byte in utf8 {
+            guard current == byte else { throw SyntaxError(offset: index) }
+            index += 1
+        }
+    }
+
+    private mutating func parseValue() throws(SyntaxError) -> JSONValue {
+        skipWhitespace()
+        guard let byte = current else { throw SyntaxError(offset: index) }
+        switch byte {
+        case UInt8(ascii: "{"): return try parseObject()
+        case UInt8(ascii: "["): return try parseArray()
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try expect("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expect("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expect("null"); return .null
+        default: return try parseNumber()
+        }
+    }
+
+    private mutating func enter() throws(SyntaxError) {
+        depth += 1
+        if depth > Self.maximumDepth { throw SyntaxError(offset: index) }
+        index += 1
+    }
+
+    private mutating func parseObject() throws(SyntaxError) -> JSONValue {
+        try enter()
+        defer { depth -= 1 }
+        var object: [String: JSONValue] = [:]
+        skipWhitespace()
+        if current == UInt8(ascii: "}") { index += 1; return .object(object) }
+        while true {
+            skipWhitespace()
+            guard current == UInt8(ascii: "\"") else { throw SyntaxError(offset: index) }
+            let key = try parseString()
+            skipWhitespace()
+            try expect(":")
+            object[key] = try parseValue()
+            skipWhitespace()
+            switch current {
+            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: "}"): index += 1; return .object(object)
+            default: throw SyntaxError(offset: index)
+            }
+        }
+    }
+
+    private mutating func parseArray() throws(SyntaxError) -> JSONValue {
+        try enter()
+        defer { depth -= 1 }
+        var array: [JSONValue] = []
+        skipWhitespace()
+        if current == UInt8(ascii: "]") { index += 1; return .array(array) }
+        while true {
+            array.append(try parseValue())
+            skipWhitespace()
+            switch current {
+            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: "]"): index += 1; return .array(array)
+            default: throw SyntaxError(offset: index)
+            }
+        }
+    }
+
+    private mutating func parseString() throws(SyntaxError) -> String {
+        index += 1  // opening quote
+        var scalars = [UInt8]()
+        while true {
+            guard let byte = current else { throw SyntaxError(offset: index) }
+            index += 1
+            switch byte {
+            case UInt8(ascii: "\""):
+                guard let text = String(validating: scalars, as: UTF8.self) else { throw SyntaxError(offset: index) }
+                return text
+            case UInt8(ascii: "\\"):
+                try parseEscape(into: &scalars)
+            case 0..<0x20:
+                throw SyntaxError(offset: index - 1)
+            default:
+                scalars.append(byte)
+            }
+        }
+    }
+
+    private mutating func parseEscape(into out: inout [UInt8]) throws(SyntaxError) {
+        guard let byte = current else { throw SyntaxError(offset: index) }
+        index += 1
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(byte)
+        case UInt8(ascii: "b"): out.append(0x08)
+        case UInt8(ascii: "f"): out.append(0x0C)
+        case UInt8(ascii: "n"): out.append(0x0A)
+        case UInt8(ascii: "r"): out.append(0x0D)
+        case UInt8(ascii: "t"): out.append(0x09)
+        case UInt8(ascii: "u"):
+            var code = try parseHex4()
+            if (0xD800..<0xDC00).contains(code) {
+                try expect("\\u")
+                let low = try parseHex4()
+                guard (0xDC00..<0xE000).contains(low) else { throw SyntaxError(offset: index) }
+                code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+            }
+            guard let scalar = Unicode.Scalar(code) else { throw SyntaxError(offset: index) }
+            out.append(contentsOf: UTF8.encode(scalar)!)
+        default:
+            throw SyntaxError(offset: index - 1)
+        }
+    }
+
+    private mutating func parseHex4() throws(SyntaxError) -> UInt32 {
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            guard let byte = current, let digit = Self.hexValue(byte) else { throw SyntaxError(offset: index) }
+            value = value << 4 | UInt32(digit)
+            index += 1
+        }
+        return value
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case 0x30...0x39: byte - 0x30
+        case 0x41...0x46: byte - 0x41 + 10
+        case 0x61...0x66: byte - 0x61 + 10
+        default: nil
+        }
+    }
+
+    private mutating func parseNumber() throws(SyntaxError) -> JSONValue {
+        let start = index
+        var isInteger = true
+        if current == UInt8(ascii: "-") { index += 1 }
+        guard let first = current, (0x30...0x39).contains(first) else { throw SyntaxError(offset: index) }
+        if first == 0x30 {
+            index += 1
+        } else {
+            skipDigits()
+        }
+        if current == UInt8(ascii: ".") {
+            isInteger = false
+            index += 1
+            guard skipRequiredDigits() else { throw SyntaxError(offset: index) }
+        }
+        if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
+            isInteger = false
+            index += 1
+            if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { index += 1 }
+            guard skipRequiredDigits() else { throw SyntaxError(offset: index) }
+        }
+        let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        if isInteger, let value = Int64(text) { return .integer(value) }
+        guard let value = Double(text) else { throw SyntaxError(offset: start) }
+        return .number(value)
+    }
+
+    private mutating func skipDigits() {
+        while let byte = current, (0x30...0x39).contains(byte) { index += 1 }
+    }
+
+    private mutating func skipRequiredDigits() -> Bool {
+        let before = index
+        skipDigits()
+        return index > before
+    }
+}

@@ -1,0 +1,101 @@
+public import Foundation
+
+/// Any JSON value, kept exactly as it was sent (numbers keep whether they were integers).
+public enum JSONValue: Hashable, Sendable {
+    case null
+    case bool(Bool)
+    case integer(Int64)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    /// Parses one JSON document.
+    ///
+    /// - Throws: ``JSONParser/SyntaxError`` when `data` is not exactly one JSON value.
+    public static func parse(_ data: Data) throws(JSONParser.SyntaxError) -> JSONValue {
+        let result = data.withUnsafeBytes { bytes -> Result<JSONValue, JSONParser.SyntaxError> in
+            var parser = JSONParser(bytes)
+            do throws(JSONParser.SyntaxError) {
+                return .success(try parser.parseDocument())
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Compact JSON text with keys sorted.
+    public func encoded() -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding a JSONValue cannot fail: every case maps onto a JSON value.
+        return (try? encoder.encode(self)) ?? Data("null".utf8)
+    }
+
+    public subscript(key: String) -> JSONValue? {
+        if case .object(let dictionary) = self { return dictionary[key] }
+        return nil
+    }
+
+    public var stringValue: String? {
+        if case .string(let value) = self { return value }
+        return nil
+    }
+
+    /// The value as a number when it is an integer or a double.
+    public var doubleValue: Double? {
+        switch self {
+        case .integer(let value): Double(value)
+        case .number(let value): value
+        default: nil
+        }
+    }
+
+    public var integerValue: Int64? {
+        switch self {
+        case .integer(let value): value
+        case .number(let value) where value.rounded() == value && abs(value) < 9e15: Int64(value)
+        default: nil
+        }
+    }
+
+    public var objectValue: [String: JSONValue]? {
+        if case .object(let value) = self { return value }
+        return nil
+    }
+}
+
+extension JSONValue: Codable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Int64.self) {
+            self = .integer(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSONValue].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let value): try container.encode(value)
+        case .integer(let value): try container.encode(value)
+        case .number(let value): try container.encode(value)
+        case .string(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
+        }
+    }
+}

@@ -1,0 +1,111 @@
+public import Foundation
+
+/// The validated headers of one provider request: `POST /3/device/<token>` and its `apns-*` headers.
+///
+/// Parsing applies every header rule of APNs in a fixed order and stops at the first broken one, so a
+/// request gets exactly one reason.
+public struct RequestHead: Sendable, Hashable {
+    public var deviceToken: DeviceToken
+    /// The `apns-id` the client sent, if any.
+    public var apnsID: UUID?
+    /// The `apns-push-type`; nil when the client sent none.
+    public var pushType: PushType?
+    /// The `apns-priority`; nil when the client sent none.
+    public var priority: Priority?
+    /// The `apns-expiration` in seconds since 1970; nil when absent.
+    public var expiration: Int64?
+    public var collapseID: String?
+    public var topic: String?
+    /// The JWT after `bearer `, if an authorization header was sent.
+    public var bearerToken: String?
+
+    /// The longest `apns-collapse-id` APNs accepts, in bytes.
+    public static let maximumCollapseIDLength = 64
+
+    /// The path prefix of every notification request.
+    public static let pathPrefix = "/3/device/"
+
+    /// Parses request headers given as name/value pairs in the order received (pseudo-headers included).
+    ///
+    /// - Throws: ``Rejection`` with the reason APNs would give; the first broken rule wins.
+    public static func parse(_ headers: [(name: String, value: String)]) throws(Rejection) -> RequestHead {
+        var seen = Set<String>()
+        var values: [String: String] = [:]
+        for (name, value) in headers {
+            let lowercased = name.lowercased()
+            if !seen.insert(lowercased).inserted {
+                throw Rejection(.duplicateHeaders, "header \(lowercased) appears more than once")
+            }
+            values[lowercased] = value
+        }
+        guard values[":method"] == "POST" else {
+            throw Rejection(.methodNotAllowed, "only POST is allowed, not \(values[":method"] ?? "nothing")")
+        }
+        let path = values[":path"] ?? ""
+        guard path.hasPrefix(pathPrefix) else {
+            throw Rejection(.badPath, "the path must be /3/device/<device token>")
+        }
+        let tokenText = path.dropFirst(pathPrefix.count)
+        if tokenText.isEmpty { throw Rejection(.missingDeviceToken, "the path names no device token") }
+        guard let deviceToken = DeviceToken(hex: tokenText) else {
+            throw Rejection(.badDeviceToken, "the device token is not hex of a valid length")
+        }
+        var head = RequestHead(deviceToken: deviceToken)
+        if let text = values["apns-id"] {
+            guard let id = APNsID.parse(text) else {
+                throw Rejection(.badMessageID, "apns-id must be a UUID like 123e4567-e89b-12d3-a456-4266554400a0")
+            }
+            head.apnsID = id
+        }
+        if let text = values["apns-push-type"] {
+            let pushType = PushType(rawValue: text)
+            guard pushType.isKnown else { throw Rejection(.invalidPushType, "unknown apns-push-type \"\(text.prefix(32))\"") }
+            head.pushType = pushType
+        }
+        if let text = values["apns-priority"] {
+            guard let number = Int(text), Priority(rawValue: number).isKnown else {
+                throw Rejection(.badPriority, "apns-priority must be 10, 5 or 1")
+            }
+            head.priority = Priority(rawValue: number)
+            if head.pushType == .background && head.priority == .immediate {
+                throw Rejection(.badPriority, "a background push must have priority 5 or 1, not 10")
+            }
+        }
+        if let text = values["apns-expiration"] {
+            guard let seconds = Int64(text), seconds >= 0 else {
+                throw Rejection(.badExpirationDate, "apns-expiration must be whole seconds since 1970 (0 = do not store)")
+            }
+            head.expiration = seconds
+        }
+        if let text = values["apns-collapse-id"] {
+            guard text.utf8.count <= maximumCollapseIDLength else {
+                throw Rejection(.badCollapseID, "apns-collapse-id is \(text.utf8.count) bytes; at most 64 are allowed")
+            }
+            head.collapseID = text
+        }
+        if let text = values["apns-topic"], !text.isEmpty {
+            head.topic = text
+        }
+        if let text = values["authorization"] {
+            let parts = text.split(separator: " ", maxSplits: 1)
+            if parts.count == 2, parts[0].lowercased() == "bearer" {
+                head.bearerToken = String(parts[1]).trimmingCharacters(in: .whitespaces)
+            } else {
+                head.bearerToken = ""
+            }
+        }
+        return head
+    }
+
+    public init(deviceToken: DeviceToken) {
+        self.deviceToken = deviceToken
+    }
+
+    /// The push type in effect: the header's, else `alert`.
+    public var effectivePushType: PushType { pushType ?? .alert }
+
+    /// The priority in effect: the header's, else 10 (5 for background pushes, which may not use 10).
+    public var effectivePriority: Priority {
+        priority ?? (effectivePushType == .background ? .powerConsiderate : .immediate)
+    }
+}
