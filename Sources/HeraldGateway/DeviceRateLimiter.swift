@@ -1,0 +1,39 @@
+import HeraldWire
+import NIOCore
+import Synchronization
+
+/// A token bucket per device token: APNs answers 429 TooManyRequests to a provider that sends one
+/// device too many notifications too quickly.
+final class DeviceRateLimiter: Sendable {
+    private struct Bucket {
+        var tokens: Double
+        var updated: NIODeadline
+    }
+
+    private let buckets = Mutex<[DeviceToken: Bucket]>([:])
+    private let ratePerSecond: Double
+    private let burst: Double
+    private static let bucketLimit = 1_000_000
+
+    init(ratePerSecond: Double, burst: Double) {
+        self.ratePerSecond = ratePerSecond
+        self.burst = burst
+    }
+
+    /// Takes one request from `token`'s bucket; false when it is empty.
+    func admit(_ token: DeviceToken, now: NIODeadline = .now()) -> Bool {
+        buckets.withLock { buckets in
+            if buckets.count >= Self.bucketLimit, buckets[token] == nil {
+                buckets.removeAll(keepingCapacity: true)
+            }
+            var bucket = buckets[token] ?? Bucket(tokens: burst, updated: now)
+            let elapsed = Double((now - bucket.updated).nanoseconds) / 1e9
+            bucket.tokens = min(burst, bucket.tokens + max(0, elapsed) * ratePerSecond)
+            bucket.updated = now
+            let admitted = bucket.tokens >= 1
+            if admitted { bucket.tokens -= 1 }
+            buckets[token] = bucket
+            return admitted
+        }
+    }
+}

@@ -1,0 +1,42 @@
+import NIOCore
+import Synchronization
+
+/// A bounded map whose entries are trusted for a fixed time, shared across event loops.
+final class ExpiringCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    private struct Entry {
+        var value: Value
+        var expires: NIODeadline
+    }
+
+    private let entries = Mutex<[Key: Entry]>([:])
+    private let timeToLive: TimeAmount
+    private let limit: Int
+
+    init(timeToLive: TimeAmount, limit: Int) {
+        self.timeToLive = timeToLive
+        self.limit = limit
+    }
+
+    /// The value when present and not yet expired.
+    func value(for key: Key) -> Value? {
+        let now = NIODeadline.now()
+        return entries.withLock { entries in
+            guard let entry = entries[key], entry.expires > now else { return nil }
+            return entry.value
+        }
+    }
+
+    func set(_ value: Value, for key: Key) {
+        let expires = NIODeadline.now() + timeToLive
+        entries.withLock { entries in
+            if entries.count >= limit, entries[key] == nil {
+                entries.removeAll(keepingCapacity: true)
+            }
+            entries[key] = Entry(value: value, expires: expires)
+        }
+    }
+
+    func removeValue(for key: Key) {
+        _ = entries.withLock { $0.removeValue(forKey: key) }
+    }
+}

@@ -1,0 +1,54 @@
+public import HeraldWire
+public import NIOCore
+
+/// Everything a gateway can be told, with the defaults `herald serve` uses.
+public struct GatewayConfiguration: Sendable {
+    /// Address to listen on; 127.0.0.1 keeps a development gateway private to this machine.
+    public var host = "127.0.0.1"
+    /// Provider API port (HTTP/2); 0 picks a free port.
+    public var providerPort = 2197
+    /// Console port (`/healthz`, `/metrics`, admin API); 0 picks a free port.
+    public var consolePort = 8080
+    /// Serve h2c with prior knowledge instead of TLS on the provider port.
+    public var plaintext = false
+    /// The environment this gateway plays: development adds `apns-unique-id` to responses.
+    public var environment = APNsEnvironment.development
+    /// PEM files for the server certificate and key; nil uses the local CA's under `DATA_DIR/tls/`.
+    public var tlsCertificatePath: String?
+    public var tlsKeyPath: String?
+
+    /// Streams allowed on a connection before it has carried one accepted request (APNs allows one).
+    public var unauthenticatedMaximumConcurrentStreams = 1
+    /// Streams allowed once a request with a valid token succeeded on the connection.
+    public var authenticatedMaximumConcurrentStreams = 1000
+    /// A connection with no traffic for this long is closed with GOAWAY `IdleTimeout`.
+    public var idleTimeout = TimeAmount.minutes(60)
+    /// Error responses one connection may produce before the gateway closes it (410 does not count;
+    /// BadDeviceToken counts ``badDeviceTokenErrorWeight`` times).
+    public var connectionErrorBudget = 500
+    public var badDeviceTokenErrorWeight = 5
+
+    /// Requests per second one device token may receive, sustained, and in a burst.
+    public var deviceTokenRatePerSecond = 2000.0
+    public var deviceTokenBurst = 4000.0
+
+    /// How many notifications one store transaction commits at most.
+    public var writeBatchLimit = 4096
+    /// Notifications waiting for a commit before new ones get 503 ServiceUnavailable.
+    public var writeQueueLimit = 100_000
+
+    /// How long a key or device read from the store is trusted before it is read again, so keys,
+    /// tokens and revocations made by the CLI reach a running gateway.
+    public var directoryTimeToLive = TimeAmount.seconds(1)
+    /// Verified provider tokens remembered, so requests do not repeat ECDSA.
+    public var verifiedTokenCacheLimit = 10_000
+
+    /// HTTP/2 limits against abuse: frame size, header list size (HPACK bombs), HPACK table size.
+    public var maximumFrameSize = 16_384
+    public var maximumHeaderListSize = 16_384
+    public var headerTableSize = 4096
+    /// How long graceful shutdown waits for open requests before closing connections anyway.
+    public var shutdownGracePeriod = TimeAmount.seconds(10)
+
+    public init() {}
+}

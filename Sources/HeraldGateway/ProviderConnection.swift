@@ -1,0 +1,103 @@
+import Foundation
+import HeraldWire
+import Logging
+import NIOCore
+import NIOHTTP2
+import NIOSSL
+
+/// One provider connection's state: its auth binding, stream accounting, error budget and shutdown.
+///
+/// Lives on the connection's event loop; its streams share that loop and use it directly.
+final class ProviderConnection {
+    let channel: any Channel
+    private let configuration: GatewayConfiguration
+    var auth = ConnectionAuthState()
+    private(set) var isDraining = false
+    private var activeStreams = 0
+    private var highestStreamID = HTTP2StreamID.rootStream
+    private var errorsCounted = 0
+    private var concurrencyRaised = false
+    private var identity: ClientIdentity??
+
+    init(channel: any Channel, configuration: GatewayConfiguration) {
+        self.channel = channel
+        self.configuration = configuration
+    }
+
+    var eventLoop: any EventLoop { channel.eventLoop }
+
+    /// The client certificate's identity, or nil when the client authenticates with tokens.
+    ///
+    /// Throws ``Rejection`` `BadCertificate` when a certificate was presented but cannot be read.
+    func clientIdentity() throws(Rejection) -> ClientIdentity? {
+        if let identity { return identity }
+        var resolved: ClientIdentity?
+        if let handler = try? channel.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self),
+           let certificate = handler.peerCertificate {
+            do {
+                resolved = try ClientIdentity(derEncoded: certificate.toDERBytes())
+            } catch {
+                throw Rejection(.badCertificate, "the client certificate cannot be read")
+            }
+        }
+        identity = .some(resolved)
+        return resolved
+    }
+
+    func streamOpened(_ id: HTTP2StreamID) {
+        activeStreams += 1
+        highestStreamID = max(highestStreamID, id)
+    }
+
+    func streamClosed() {
+        activeStreams -= 1
+        if isDraining && activeStreams == 0 {
+            channel.close(promise: nil)
+        }
+    }
+
+    var hasOpenStreams: Bool { activeStreams > 0 }
+
+    /// Bookkeeping after each answer: raise the stream limit after the first success, lower it after an
+    /// authentication failure, and close the connection once its error budget is spent.
+    func record(_ rejection: Rejection?) {
+        guard let rejection else {
+            if !concurrencyRaised {
+                concurrencyRaised = true
+                announce(maximumConcurrentStreams: configuration.authenticatedMaximumConcurrentStreams)
+            }
+            return
+        }
+        if rejection.reason.status == 403, concurrencyRaised {
+            concurrencyRaised = false
+            announce(maximumConcurrentStreams: configuration.unauthenticatedMaximumConcurrentStreams)
+        }
+        guard rejection.reason.countsAsConnectionError, rejection.reason.status < 500 else { return }
+        errorsCounted += rejection.reason == .badDeviceToken ? configuration.badDeviceTokenErrorWeight : 1
+        if errorsCounted >= configuration.connectionErrorBudget {
+            startDraining(rejection.reason)
+        }
+    }
+
+    private func announce(maximumConcurrentStreams: Int) {
+        let settings = HTTP2Frame(streamID: .rootStream, payload: .settings(.settings([
+            HTTP2Setting(parameter: .maxConcurrentStreams, value: maximumConcurrentStreams),
+        ])))
+        channel.writeAndFlush(settings, promise: nil)
+    }
+
+    /// Sends GOAWAY with `{"reason": …}`, lets open streams finish and then closes.
+    func startDraining(_ reason: APNsReason) {
+        guard !isDraining, channel.isActive else { return }
+        isDraining = true
+        let debugData = channel.allocator.buffer(string: #"{"reason":"\#(reason.rawValue)"}"#)
+        let goAway = HTTP2Frame(
+            streamID: .rootStream,
+            payload: .goAway(lastStreamID: highestStreamID, errorCode: .noError, opaqueData: debugData)
+        )
+        channel.writeAndFlush(goAway, promise: nil)
+        if activeStreams == 0 {
+            channel.close(promise: nil)
+        }
+    }
+}

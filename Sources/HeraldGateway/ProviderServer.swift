@@ -1,0 +1,169 @@
+import HeraldWire
+import Logging
+import NIOCore
+import NIOHTTP2
+import NIOPosix
+import NIOSSL
+import ServiceLifecycle
+import Synchronization
+
+/// The provider API listener: HTTP/2 over TLS (ALPN h2) or h2c with prior knowledge.
+///
+/// On graceful shutdown it stops accepting, sends every connection GOAWAY `Shutdown`, lets open
+/// requests finish (each still gets its answer) and then closes.
+final class ProviderServer: Service, Sendable {
+    private let configuration: GatewayConfiguration
+    private let processor: ProviderRequestProcessor
+    private let metrics: GatewayMetrics
+    private let logger: Logger
+    private let serverChannel: any Channel
+    private let connections = Mutex<[ObjectIdentifier: NIOLoopBound<ProviderConnection>]>([:])
+
+    /// The port the listener is bound to.
+    let port: Int
+
+    private init(
+        configuration: GatewayConfiguration,
+        processor: ProviderRequestProcessor,
+        metrics: GatewayMetrics,
+        logger: Logger,
+        serverChannel: any Channel
+    ) {
+        self.configuration = configuration
+        self.processor = processor
+        self.metrics = metrics
+        self.logger = logger
+        self.serverChannel = serverChannel
+        port = serverChannel.localAddress?.port ?? configuration.providerPort
+    }
+
+    /// Binds the listener; requests are served from then on.
+    static func bind(
+        configuration: GatewayConfiguration,
+        tls: NIOSSLContext?,
+        processor: ProviderRequestProcessor,
+        metrics: GatewayMetrics,
+        group: any EventLoopGroup,
+        logger: Logger
+    ) async throws -> ProviderServer {
+        let registry = ConnectionRegistry()
+        let channel = try await ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 1024)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let connection = try Self.configure(
+                        channel: channel, configuration: configuration, tls: tls, processor: processor, metrics: metrics
+                    )
+                    registry.add(NIOLoopBound(connection, eventLoop: channel.eventLoop), for: channel)
+                }
+            }
+            .bind(host: configuration.host, port: configuration.providerPort)
+            .get()
+        let server = ProviderServer(
+            configuration: configuration, processor: processor, metrics: metrics, logger: logger, serverChannel: channel
+        )
+        registry.attach(server)
+        return server
+    }
+
+    private static func configure(
+        channel: any Channel,
+        configuration: GatewayConfiguration,
+        tls: NIOSSLContext?,
+        processor: ProviderRequestProcessor,
+        metrics: GatewayMetrics
+    ) throws -> ProviderConnection {
+        let sync = channel.pipeline.syncOperations
+        if let tls {
+            try sync.addHandler(NIOSSLServerHandler(context: tls))
+        }
+        try sync.addHandler(IdleStateHandler(allTimeout: configuration.idleTimeout))
+        let connection = ProviderConnection(channel: channel, configuration: configuration)
+        let bound = NIOLoopBound(connection, eventLoop: channel.eventLoop)
+        _ = try sync.configureHTTP2Pipeline(
+            mode: .server,
+            connectionConfiguration: http2Configuration(configuration),
+            streamConfiguration: NIOHTTP2Handler.StreamConfiguration()
+        ) { stream in
+            stream.eventLoop.makeCompletedFuture {
+                try stream.pipeline.syncOperations.addHandler(
+                    ProviderStreamHandler(connection: bound.value, processor: processor, allocator: stream.allocator)
+                )
+            }
+        }
+        try sync.addHandler(ProviderConnectionHandler(connection: connection, metrics: metrics))
+        return connection
+    }
+
+    private static func http2Configuration(_ configuration: GatewayConfiguration) -> NIOHTTP2Handler.ConnectionConfiguration {
+        var http2 = NIOHTTP2Handler.ConnectionConfiguration()
+        http2.initialSettings = [
+            HTTP2Setting(parameter: .maxConcurrentStreams, value: configuration.unauthenticatedMaximumConcurrentStreams),
+            HTTP2Setting(parameter: .maxHeaderListSize, value: configuration.maximumHeaderListSize),
+            HTTP2Setting(parameter: .maxFrameSize, value: configuration.maximumFrameSize),
+            HTTP2Setting(parameter: .headerTableSize, value: configuration.headerTableSize),
+            HTTP2Setting(parameter: .initialWindowSize, value: 1 << 20),
+        ]
+        http2.targetWindowSize = 1 << 20
+        return http2
+    }
+
+    func register(_ connection: NIOLoopBound<ProviderConnection>, for channel: any Channel) {
+        let id = ObjectIdentifier(channel)
+        connections.withLock { $0[id] = connection }
+        channel.closeFuture.whenComplete { _ in
+            _ = self.connections.withLock { $0.removeValue(forKey: id) }
+        }
+    }
+
+    func run() async throws {
+        try await gracefulShutdown()
+        try await shutdown()
+    }
+
+    /// Stops accepting, drains every connection with GOAWAY `Shutdown`, and waits for them to close.
+    func shutdown() async throws {
+        try? await serverChannel.close()
+        let open = connections.withLock { Array($0.values) }
+        logger.info("provider API shutting down", metadata: ["connections": "\(open.count)"])
+        for connection in open {
+            connection.eventLoop.execute {
+                connection.value.startDraining(.shutdown)
+            }
+        }
+        let grace = configuration.shutdownGracePeriod
+        for connection in open {
+            let closed = connection.eventLoop.flatSubmit {
+                let channel = connection.value.channel
+                // Requests still open after the grace period lose their connection.
+                channel.eventLoop.scheduleTask(in: grace) { channel.close(promise: nil) }
+                return channel.closeFuture
+            }
+            try? await closed.get()
+        }
+    }
+}
+
+/// Connections accepted before the server object exists are held here until it attaches.
+private final class ConnectionRegistry: Sendable {
+    private let state = Mutex<(server: ProviderServer?, early: [(NIOLoopBound<ProviderConnection>, any Channel)])>((nil, []))
+
+    func add(_ connection: NIOLoopBound<ProviderConnection>, for channel: any Channel) {
+        let server: ProviderServer? = state.withLock { state in
+            if state.server == nil { state.early.append((connection, channel)) }
+            return state.server
+        }
+        server?.register(connection, for: channel)
+    }
+
+    func attach(_ server: ProviderServer) {
+        let early = state.withLock { state in
+            state.server = server
+            defer { state.early = [] }
+            return state.early
+        }
+        for (connection, channel) in early { server.register(connection, for: channel) }
+    }
+}

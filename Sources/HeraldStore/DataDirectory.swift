@@ -1,0 +1,54 @@
+public import Foundation
+
+/// The layout of a Herald data directory: the SQLite store, TLS material and secrets.
+///
+/// The directory is created 0700 and every secret in it 0600.
+public struct DataDirectory: Sendable, Hashable {
+    public let url: URL
+
+    public init(path: String) {
+        self.url = URL(fileURLWithPath: path, isDirectory: true).standardizedFileURL
+    }
+
+    /// `$XDG_DATA_HOME/herald`, else `~/.local/share/herald`.
+    public static var defaultPath: String {
+        let environment = ProcessInfo.processInfo.environment
+        if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty {
+            return xdg + "/herald"
+        }
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        return home + "/.local/share/herald"
+    }
+
+    public var path: String { url.path }
+    public var storePath: String { url.appendingPathComponent("herald.sqlite").path }
+    public var tlsDirectory: URL { url.appendingPathComponent("tls", isDirectory: true) }
+
+    /// Creates the directory (and `tls/`) with mode 0700 if needed, and tightens an existing one.
+    public func prepare() throws {
+        for directory in [url, tlsDirectory] {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.path)
+        }
+    }
+
+    /// Writes `contents` to `path` readable by the owner only (0600), replacing any earlier file atomically.
+    public static func writeSecret(_ contents: Data, to path: String) throws {
+        let temporary = path + ".tmp-\(getpid())"
+        guard FileManager.default.createFile(atPath: temporary, contents: contents, attributes: [.posixPermissions: 0o600]) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
+        }
+        if FileManager.default.fileExists(atPath: path) {
+            _ = try FileManager.default.replaceItemAt(URL(fileURLWithPath: path), withItemAt: URL(fileURLWithPath: temporary))
+        } else {
+            try FileManager.default.moveItem(atPath: temporary, toPath: path)
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+    }
+
+    /// Writes a public file (0644) atomically.
+    public static func writePublic(_ contents: Data, to path: String) throws {
+        try contents.write(to: URL(fileURLWithPath: path), options: .atomic)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+    }
+}

@@ -1,0 +1,37 @@
+public import Foundation
+public import HeraldWire
+
+/// One app on one device: the token that addresses it, the app's bundle id and whether it still takes pushes.
+public struct DeviceRecord: Sendable, Hashable {
+    /// Why a token no longer takes notifications.
+    public enum Retirement: String, Sendable, Hashable, CaseIterable {
+        /// The app was removed from the device (410 Unregistered).
+        case unregistered
+        /// The token was replaced or timed out (410 ExpiredToken).
+        case expired
+    }
+
+    public var token: DeviceToken
+    /// The app's bundle id.
+    public var topic: String
+    public var environment: APNsEnvironment
+    public var createdAt: Date
+    public var retiredAt: Date?
+    public var retirement: Retirement?
+
+    public init(
+        token: DeviceToken,
+        topic: String,
+        environment: APNsEnvironment,
+        createdAt: Date,
+        retiredAt: Date? = nil,
+        retirement: Retirement? = nil
+    ) {
+        self.token = token
+        self.topic = topic
+        self.environment = environment
+        self.createdAt = createdAt
+        self.retiredAt = retiredAt
+        self.retirement = retirement
+    }
+}
