@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "HeraldWire", targets: ["HeraldWire"]),
         .library(name: "HeraldStore", targets: ["HeraldStore"]),
         .library(name: "HeraldGateway", targets: ["HeraldGateway"]),
+        .library(name: "HeraldClient", targets: ["HeraldClient"]),
         .library(name: "HeraldCLI", targets: ["HeraldCLI"]),
     ],
     dependencies: [
@@ -20,7 +21,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
-        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
@@ -53,10 +53,20 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+            ]
+        ),
+        .target(
+            name: "HeraldClient",
+            dependencies: [
+                "HeraldWire",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         .target(
@@ -65,6 +75,7 @@ let package = Package(
                 "HeraldWire",
                 "HeraldStore",
                 "HeraldGateway",
+                "HeraldClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -72,16 +83,18 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(
             name: "herald",
-            dependencies: ["HeraldCLI"]
+            dependencies: ["HeraldCLI", .product(name: "Logging", package: "swift-log"), .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .target(
             name: "HeraldTesting",
             dependencies: [
                 "HeraldWire",
+                "HeraldClient",
                 "HeraldStore",
                 "HeraldGateway",
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,0 +1,133 @@
+import ArgumentParser
+import Crypto
+import Foundation
+import HeraldStore
+import HeraldWire
+
+/// `herald keys`: the provider authentication keys (`.p8`) a gateway accepts.
+struct Keys: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Manage provider authentication keys (.p8).",
+        subcommands: [Create.self, Import.self, Revoke.self, List.self]
+    )
+
+    /// Options shared by create and import.
+    struct KeyOptions: ParsableArguments {
+        @OptionGroup var dataDirectory: DataDirectoryOption
+
+        @Option(name: .customLong("team-id"), help: "Your 10-character team id, e.g. TEAM123456.")
+        var teamID: String
+
+        @Option(name: .customLong("key-id"), help: "The 10-character key id, e.g. KEY1234567.")
+        var keyID: String
+
+        @Option(name: .customLong("topic"), help: "Limit the key to this bundle id (repeat for several); none = all the team's topics.")
+        var topics: [String] = []
+
+        @Option(help: "The environment the key belongs to: development or production.")
+        var environment = APNsEnvironment.development
+
+        func validate() throws {
+            try validateAppleID(teamID, name: "--team-id", example: "TEAM123456")
+            try validateAppleID(keyID, name: "--key-id", example: "KEY1234567")
+            try validateTopics(topics)
+        }
+
+        func save(publicKey: P256.Signing.PublicKey) async throws {
+            let (_, store) = try dataDirectory.openStore()
+            try await store.saveKey(ProviderKey(
+                teamID: teamID, keyID: keyID, topics: topics, environment: environment,
+                publicKeyPEM: publicKey.pemRepresentation, createdAt: Date()
+            ))
+        }
+
+        var scope: String { topics.isEmpty ? "all topics of team \(teamID)" : topics.joined(separator: ", ") }
+    }
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create a key: writes the private .p8 (0600) and registers its public half.")
+
+        @OptionGroup var options: KeyOptions
+
+        @Option(help: "Where to write the private key (.p8).")
+        var out: String
+
+        func validate() throws {
+            if FileManager.default.fileExists(atPath: out) {
+                throw ValidationError("\(out) already exists; choose another --out or remove it first")
+            }
+        }
+
+        func run() async throws {
+            let key = P256.Signing.PrivateKey()
+            do {
+                try DataDirectory.writeSecret(Data(key.pemRepresentation.utf8), to: out)
+            } catch {
+                throw ValidationError("cannot write \(out): \(error.localizedDescription)")
+            }
+            try await options.save(publicKey: key.publicKey)
+            print("created key \(options.keyID) for \(options.scope) (\(options.environment)); private key in \(out)")
+        }
+    }
+
+    struct Import: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Register an existing .p8 key (only its public half is stored).")
+
+        @OptionGroup var options: KeyOptions
+
+        @Option(help: "The private key file (.p8) to import.")
+        var p8: String
+
+        func run() async throws {
+            let key = try loadPrivateKey(p8)
+            try await options.save(publicKey: key.publicKey)
+            print("imported key \(options.keyID) for \(options.scope) (\(options.environment))")
+        }
+    }
+
+    struct Revoke: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Revoke a key: tokens it signed are refused with 403 Forbidden.")
+
+        @OptionGroup var dataDirectory: DataDirectoryOption
+
+        @Option(name: .customLong("team-id"), help: "The key's team id.")
+        var teamID: String
+
+        @Option(name: .customLong("key-id"), help: "The key id.")
+        var keyID: String
+
+        func run() async throws {
+            let (directory, store) = try dataDirectory.openStore()
+            guard var key = try await store.key(teamID: teamID, keyID: keyID) else {
+                throw ValidationError("no key \(keyID) for team \(teamID) in \(directory.path); list them with `herald keys list`")
+            }
+            key.revokedAt = Date()
+            try await store.saveKey(key)
+            print("revoked key \(keyID) of team \(teamID)")
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the keys the gateway accepts.")
+
+        @OptionGroup var dataDirectory: DataDirectoryOption
+
+        func run() async throws {
+            let (_, store) = try dataDirectory.openStore()
+            for key in try await store.keys() {
+                let scope = key.topics.isEmpty ? "all topics" : key.topics.joined(separator: ",")
+                let state = key.revokedAt == nil ? "" : "  revoked"
+                print("\(key.teamID)  \(key.keyID)  \(key.environment)  \(scope)\(state)")
+            }
+        }
+    }
+}
+
+/// Reads a `.p8` private key with a message a person can act on.
+func loadPrivateKey(_ path: String) throws -> P256.Signing.PrivateKey {
+    let data = try readInput(path, what: "the key file")
+    guard let pem = String(data: data, encoding: .utf8), let key = try? P256.Signing.PrivateKey(pemRepresentation: pem) else {
+        throw ValidationError("\(path) is not a P-256 private key in PEM (.p8) form")
+    }
+    return key
+}

@@ -1,0 +1,74 @@
+import Crypto
+import Foundation
+import HeraldGateway
+import HeraldStore
+import HeraldWire
+
+/// The demo key and device `herald serve` sets up so the first push works without reading docs.
+struct QuickStart {
+    static let teamID = "DEMOTEAM01"
+    static let topic = "com.example.herald"
+
+    var keyID: String
+    var keyPath: String
+    var deviceToken: String
+    var jwt: String
+
+    /// Creates (once per data directory and environment) a demo key and a device, and signs a token to try.
+    static func prepare(directory: DataDirectory, store: any Store, environment: APNsEnvironment) async throws -> QuickStart {
+        let keyID = environment == .development ? "DEMOKEY001" : "DEMOKEY002"
+        let folder = directory.url.appendingPathComponent("quickstart/\(environment)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let keyPath = folder + "/AuthKey_\(keyID).p8"
+        let tokenPath = folder + "/device-token"
+
+        let privateKey: P256.Signing.PrivateKey
+        if let pem = try? String(contentsOfFile: keyPath, encoding: .utf8), let key = try? P256.Signing.PrivateKey(pemRepresentation: pem) {
+            privateKey = key
+        } else {
+            privateKey = P256.Signing.PrivateKey()
+            try DataDirectory.writeSecret(Data(privateKey.pemRepresentation.utf8), to: keyPath)
+        }
+        if try await store.key(teamID: teamID, keyID: keyID)?.publicKeyPEM != privateKey.publicKey.pemRepresentation {
+            try await store.saveKey(ProviderKey(
+                teamID: teamID, keyID: keyID, topics: [], environment: environment,
+                publicKeyPEM: privateKey.publicKey.pemRepresentation, createdAt: Date()
+            ))
+        }
+
+        var token = (try? String(contentsOfFile: tokenPath, encoding: .utf8)).flatMap { DeviceToken(hex: $0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        if token == nil {
+            token = DeviceToken.random()
+            try DataDirectory.writePublic(Data(token!.hex.utf8), to: tokenPath)
+        }
+        let deviceToken = token!
+        if try await store.device(deviceToken) == nil {
+            try await store.saveDevice(DeviceRecord(token: deviceToken, topic: topic, environment: environment, createdAt: Date()))
+        }
+        let jwt = try ProviderToken.sign(teamID: teamID, keyID: keyID, issuedAt: Date(), key: privateKey)
+        return QuickStart(keyID: keyID, keyPath: keyPath, deviceToken: deviceToken.hex, jwt: jwt)
+    }
+
+    func text(configuration: GatewayConfiguration, providerPort: Int, caPath: String?) -> String {
+        let scheme = configuration.plaintext ? "http" : "https"
+        let host = ["127.0.0.1", "0.0.0.0", "::"].contains(configuration.host) ? "localhost" : configuration.host
+        let url = "\(scheme)://\(host):\(providerPort)"
+        let herald = CommandLine.arguments.first.map { URL(fileURLWithPath: $0).standardizedFileURL.path } ?? "herald"
+        let caFlag = caPath.map { " --ca \($0)" } ?? ""
+        let curlTLS = configuration.plaintext ? "--http2-prior-knowledge" : "--http2" + (caPath.map { " --cacert \($0)" } ?? "")
+        let payload = #"{"aps":{"alert":{"title":"Hello","body":"from Herald"}}}"#
+        return """
+            Herald gateway (\(configuration.environment)) — provider API \(url) (HTTP/2\(configuration.plaintext ? ", plaintext" : " over TLS")), console http://\(host):\(configuration.consolePort)
+              CA to trust:  \(caPath ?? "(your own certificate)")
+              Demo key:     \(keyPath)  (team \(Self.teamID), key \(keyID), all topics)
+              Demo device:  \(deviceToken)  (topic \(Self.topic))
+
+            Send a notification:
+              echo '\(payload)' | \(herald) send --gateway \(url)\(caFlag) --p8 \(keyPath) --key-id \(keyID) --team-id \(Self.teamID) --topic \(Self.topic) --device \(deviceToken) -
+
+            Or with curl (this token is good for an hour; `herald jwt` signs a new one):
+              curl -v \(curlTLS) -H 'authorization: bearer \(jwt)' -H 'apns-topic: \(Self.topic)' -H 'apns-push-type: alert' -d '\(payload)' \(url)/3/device/\(deviceToken)
+
+            """
+    }
+}

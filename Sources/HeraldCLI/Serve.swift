@@ -1,0 +1,92 @@
+import ArgumentParser
+import NIOCore
+import Foundation
+import HeraldGateway
+import HeraldStore
+import HeraldWire
+import Logging
+
+/// `herald serve`: run the gateway.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the gateway: the APNs provider API, the console and the store."
+    )
+
+    @OptionGroup var dataDirectory: DataDirectoryOption
+
+    @Option(help: "Address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(name: .customLong("provider-port"), help: "Provider API port (HTTP/2).")
+    var providerPort = 2197
+
+    @Option(name: .customLong("device-port"), help: "Device link port (devices connect here).")
+    var devicePort = 5223
+
+    @Option(name: .customLong("console-port"), help: "Console port: /healthz, /metrics, admin API.")
+    var consolePort = 8080
+
+    @Flag(help: "Serve h2c (HTTP/2 without TLS, prior knowledge) on the provider port.")
+    var plaintext = false
+
+    @Option(help: "The APNs environment this gateway plays: development or production.")
+    var environment = APNsEnvironment.development
+
+    @Option(help: "Where to keep data: sqlite (the file in the data directory) or a path to a SQLite file.")
+    var store = "sqlite"
+
+    @Option(name: .customLong("tls-cert"), help: "PEM server certificate (default: one from the local CA in DATA_DIR/tls).")
+    var tlsCertificate: String?
+
+    @Option(name: .customLong("tls-key"), help: "PEM private key for --tls-cert.")
+    var tlsKey: String?
+
+    @Option(name: .customLong("idle-timeout"), help: "Seconds without traffic before a provider connection is closed with GOAWAY IdleTimeout.")
+    var idleTimeout = 3600
+
+    @Option(name: .customLong("device-rate-limit"), help: "Notifications per second one device token may receive.")
+    var deviceRateLimit = 2000.0
+
+    @Flag(help: "Do not print the quick start.")
+    var quiet = false
+
+    func validate() throws {
+        for (name, port) in [("--provider-port", providerPort), ("--device-port", devicePort), ("--console-port", consolePort)]
+        where !(0...65535).contains(port) {
+            throw ValidationError("\(name) must be a port from 0 to 65535, not \(port)")
+        }
+        if (tlsCertificate == nil) != (tlsKey == nil) {
+            throw ValidationError("--tls-cert and --tls-key go together; give both or neither")
+        }
+        if store.hasPrefix("postgres://") || store.hasPrefix("postgresql://") {
+            throw ValidationError("the PostgreSQL store is not built yet; use --store sqlite for now")
+        }
+        if idleTimeout < 1 { throw ValidationError("--idle-timeout must be at least 1 second") }
+        if deviceRateLimit <= 0 { throw ValidationError("--device-rate-limit must be above 0") }
+    }
+
+    func run() async throws {
+        let logger = Logger(label: "herald")
+        let (directory, defaultStore) = try dataDirectory.openStore()
+        let sqlite = store == "sqlite" ? defaultStore : try SQLiteStore(path: store)
+
+        var configuration = GatewayConfiguration()
+        configuration.host = host
+        configuration.providerPort = providerPort
+        configuration.consolePort = consolePort
+        configuration.plaintext = plaintext
+        configuration.environment = environment
+        configuration.tlsCertificatePath = tlsCertificate
+        configuration.tlsKeyPath = tlsKey
+        configuration.idleTimeout = .seconds(Int64(idleTimeout))
+        configuration.deviceTokenRatePerSecond = deviceRateLimit
+        configuration.deviceTokenBurst = deviceRateLimit * 2
+
+        let gateway = try await Gateway.start(configuration: configuration, store: sqlite, dataDirectory: directory, logger: logger)
+        if !quiet {
+            let demo = try await QuickStart.prepare(directory: directory, store: sqlite, environment: environment)
+            print(demo.text(configuration: configuration, providerPort: gateway.providerPort, caPath: gateway.caCertificatePath))
+        }
+        try await gateway.run()
+    }
+}

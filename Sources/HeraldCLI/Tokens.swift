@@ -1,0 +1,63 @@
+import ArgumentParser
+import Foundation
+import HeraldStore
+import HeraldWire
+
+/// `herald tokens`: device tokens of virtual devices.
+struct Tokens: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Issue and retire device tokens.",
+        subcommands: [Issue.self, Retire.self]
+    )
+
+    struct Issue: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print the hex token of a new offline virtual device for an app.")
+
+        @OptionGroup var dataDirectory: DataDirectoryOption
+
+        @Option(help: "The app's bundle id.")
+        var topic: String
+
+        @Option(help: "The environment the token belongs to: development or production.")
+        var environment = APNsEnvironment.development
+
+        func validate() throws { try validateTopics([topic]) }
+
+        func run() async throws {
+            let (_, store) = try dataDirectory.openStore()
+            let token = DeviceToken.random()
+            try await store.saveDevice(DeviceRecord(token: token, topic: topic, environment: environment, createdAt: Date()))
+            print(token.hex)
+        }
+    }
+
+    struct Retire: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Mark a token as gone: later pushes get 410 Unregistered (app removed) or ExpiredToken."
+        )
+
+        enum Reason: String, ExpressibleByArgument, CaseIterable {
+            case unregistered, expired
+        }
+
+        @OptionGroup var dataDirectory: DataDirectoryOption
+
+        @Option(help: "The device token (hex).")
+        var device: String
+
+        @Option(help: "unregistered (the app was removed) or expired (the token was replaced).")
+        var reason = Reason.unregistered
+
+        func run() async throws {
+            guard let token = DeviceToken(hex: device) else {
+                throw ValidationError("--device must be a device token in hex, like the one `herald tokens issue` prints")
+            }
+            let (directory, store) = try dataDirectory.openStore()
+            let retirement: DeviceRecord.Retirement = reason == .expired ? .expired : .unregistered
+            guard try await store.retireDevice(token, as: retirement, at: Date()) else {
+                throw ValidationError("no device \(token.redacted) in \(directory.path)")
+            }
+            print("retired \(token.redacted) (\(reason.rawValue))")
+        }
+    }
+}
