@@ -97,10 +97,9 @@ let package = Package(
                 "HeraldClient",
                 "HeraldStore",
                 "HeraldGateway",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         .testTarget(name: "HeraldWireTests", dependencies: ["HeraldWire"]),

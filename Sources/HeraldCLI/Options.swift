@@ -52,3 +52,9 @@ func readInput(_ path: String, what: String) throws -> Data {
     }
     return data
 }
+
+/// Writes a line to standard output at once (print buffers when stdout is a pipe, and a long-running
+/// command's lines must reach scripts as they happen).
+func printNow(_ text: String) {
+    FileHandle.standardOutput.write(Data((text + "\n").utf8))
+}

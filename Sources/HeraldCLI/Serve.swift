@@ -85,7 +85,7 @@ struct Serve: AsyncParsableCommand {
         let gateway = try await Gateway.start(configuration: configuration, store: sqlite, dataDirectory: directory, logger: logger)
         if !quiet {
             let demo = try await QuickStart.prepare(directory: directory, store: sqlite, environment: environment)
-            print(demo.text(configuration: configuration, providerPort: gateway.providerPort, caPath: gateway.caCertificatePath))
+            printNow(demo.text(configuration: configuration, providerPort: gateway.providerPort, caPath: gateway.caCertificatePath))
         }
         try await gateway.run()
     }

@@ -138,29 +138,32 @@ public final class APNsConnection: Sendable {
         body: Data,
         deadline: Duration = .seconds(30)
     ) async throws -> APNsResponse {
+        let request = try await startRequest(headers: headers, deadline: deadline, endStream: body.isEmpty)
+        return try await request.finish(body: body)
+    }
+
+    /// Opens a stream and sends the request's headers only; ``APNsPendingRequest/finish(body:)`` sends
+    /// the body and waits for the answer. Diagnostics use this to hold a request open.
+    public func startRequest(
+        headers: [(name: String, value: String)],
+        deadline: Duration = .seconds(30),
+        endStream: Bool = false
+    ) async throws -> APNsPendingRequest {
         let promise = channel.eventLoop.makePromise(of: APNsResponse.self)
         let block = HPACKHeaders(headers.map { ($0.name, $0.value) })
-        let bodyBytes = [UInt8](body)
         let stream = try await multiplexer.createStreamChannel { stream in
             stream.eventLoop.makeCompletedFuture {
                 try stream.pipeline.syncOperations.addHandler(ResponseCollector(promise: promise))
             }
         }.get()
-        let timeout = stream.eventLoop.scheduleTask(in: .nanoseconds(Int64(deadline.components.seconds) * 1_000_000_000)) {
+        let nanoseconds = deadline.components.seconds * 1_000_000_000 + deadline.components.attoseconds / 1_000_000_000
+        let timeout = stream.eventLoop.scheduleTask(in: .nanoseconds(nanoseconds)) {
             promise.fail(APNsConnectionError("no answer within \(deadline)"))
             stream.close(promise: nil)
         }
-        stream.eventLoop.execute {
-            let endOnHeaders = bodyBytes.isEmpty
-            stream.write(HTTP2Frame.FramePayload.headers(.init(headers: block, endStream: endOnHeaders)), promise: nil)
-            if !endOnHeaders {
-                let buffer = stream.allocator.buffer(bytes: bodyBytes)
-                stream.write(HTTP2Frame.FramePayload.data(.init(data: .byteBuffer(buffer), endStream: true)), promise: nil)
-            }
-            stream.flush()
-        }
-        defer { timeout.cancel() }
-        return try await promise.futureResult.get()
+        promise.futureResult.whenComplete { _ in timeout.cancel() }
+        try await stream.writeAndFlush(HTTP2Frame.FramePayload.headers(.init(headers: block, endStream: endStream)))
+        return APNsPendingRequest(stream: stream, response: promise.futureResult, bodySent: endStream)
     }
 
     /// Sends an HTTP/2 PING and waits for its acknowledgement.
@@ -176,6 +179,22 @@ public final class APNsConnection: Sendable {
     /// Completes when the server or we closed the connection.
     public func waitUntilClosed() async {
         try? await channel.closeFuture.get()
+    }
+}
+
+/// A request whose headers went out and whose body has not.
+public struct APNsPendingRequest: Sendable {
+    let stream: any Channel
+    let response: EventLoopFuture<APNsResponse>
+    let bodySent: Bool
+
+    /// Sends the body (ending the stream) and waits for the answer.
+    public func finish(body: Data) async throws -> APNsResponse {
+        if !bodySent {
+            let buffer = stream.allocator.buffer(bytes: body)
+            stream.writeAndFlush(HTTP2Frame.FramePayload.data(.init(data: .byteBuffer(buffer), endStream: true)), promise: nil)
+        }
+        return try await response.get()
     }
 }
 
