@@ -59,7 +59,7 @@ final class ProviderRequestProcessor: Sendable {
     func process(_ request: ProviderRequest, on connection: ProviderConnection) -> EventLoopFuture<ProviderResponse> {
         let start = NIODeadline.now()
         let eventLoop = connection.eventLoop
-        var apnsID = UUID()
+        var apnsID = APNsID.generate()
         let answer: EventLoopFuture<ProviderResponse>
         if connection.isDraining {
             answer = eventLoop.makeSucceededFuture(ProviderResponse(apnsID: apnsID, rejection: Rejection(.shutdown)))
@@ -109,7 +109,7 @@ final class ProviderRequestProcessor: Sendable {
             let (topic, bundleID) = try self.resolveTopic(head, grant: grant)
             return StoredNotification(
                 apnsID: apnsID,
-                uniqueID: UUID(),
+                uniqueID: APNsID.generate(),
                 deviceToken: head.deviceToken,
                 bundleID: bundleID,
                 topic: topic,

@@ -17,6 +17,7 @@ public final class SQLiteStore: Store {
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
+            try db.execute(sql: "PRAGMA cache_size = -65536")  // 64 MiB: keep index pages in memory
         }
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
@@ -49,8 +50,9 @@ public final class SQLiteStore: Store {
                     retirement TEXT
                 );
                 CREATE TABLE notification (
-                    apns_id TEXT NOT NULL,
-                    unique_id TEXT PRIMARY KEY NOT NULL,
+                    id INTEGER PRIMARY KEY,
+                    apns_id BLOB NOT NULL,
+                    unique_id BLOB NOT NULL,
                     device_token TEXT NOT NULL,
                     bundle_id TEXT NOT NULL,
                     topic TEXT NOT NULL,
@@ -62,7 +64,7 @@ public final class SQLiteStore: Store {
                     received_at DOUBLE NOT NULL
                 );
                 CREATE INDEX notification_apns_id ON notification(apns_id);
-                CREATE INDEX notification_device ON notification(device_token, received_at);
+                CREATE UNIQUE INDEX notification_unique_id ON notification(unique_id);
                 """)
         }
         return migrator
@@ -191,7 +193,7 @@ public final class SQLiteStore: Store {
                 """)
             for notification in batch {
                 try statement.execute(arguments: [
-                    APNsID.format(notification.apnsID), APNsID.format(notification.uniqueID),
+                    notification.apnsID.bytes, notification.uniqueID.bytes,
                     notification.deviceToken.hex, notification.bundleID, notification.topic,
                     notification.pushType.rawValue, notification.priority.rawValue, notification.expiration,
                     notification.collapseID, notification.payload, notification.receivedAt.timeIntervalSince1970,
@@ -201,19 +203,19 @@ public final class SQLiteStore: Store {
     }
 
     public func notification(id: UUID) async throws(StoreError) -> StoredNotification? {
-        let text = APNsID.format(id)
+        let bytes = id.bytes
         return try await read("read a notification") { db in
             try Row.fetchOne(
                 db,
-                sql: "SELECT * FROM notification WHERE unique_id = ? OR apns_id = ? ORDER BY received_at DESC LIMIT 1",
-                arguments: [text, text]
+                sql: "SELECT * FROM notification WHERE unique_id = ? OR apns_id = ? ORDER BY id DESC LIMIT 1",
+                arguments: [bytes, bytes]
             ).map(Self.notification(from:))
         }
     }
 
     private static func notification(from row: Row) throws -> StoredNotification {
-        guard let apnsID = UUID(uuidString: row["apns_id"]),
-              let uniqueID = UUID(uuidString: row["unique_id"]),
+        guard let apnsID = UUID(bytes: row["apns_id"]),
+              let uniqueID = UUID(bytes: row["unique_id"]),
               let token = DeviceToken(hex: row["device_token"] as String)
         else { throw StoreError(.corrupt, "a notification row cannot be read") }
         return StoredNotification(
@@ -235,5 +237,19 @@ public final class SQLiteStore: Store {
         try await read("count notifications") { db in
             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM notification") ?? 0
         }
+    }
+}
+
+extension UUID {
+    /// The 16 bytes of the UUID, the compact form the store indexes.
+    var bytes: Data {
+        withUnsafeBytes(of: uuid) { Data($0) }
+    }
+
+    init?(bytes: Data) {
+        guard bytes.count == 16 else { return nil }
+        var value: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &value) { $0.copyBytes(from: bytes) }
+        self.init(uuid: value)
     }
 }

@@ -29,19 +29,19 @@ public struct RequestHead: Sendable, Hashable {
     ///
     /// - Throws: ``Rejection`` with the reason APNs would give; the first broken rule wins.
     public static func parse(_ headers: [(name: String, value: String)]) throws(Rejection) -> RequestHead {
-        var seen = Set<String>()
-        var values: [String: String] = [:]
+        var fields = Fields()
         for (name, value) in headers {
-            let lowercased = name.lowercased()
-            if !seen.insert(lowercased).inserted {
-                throw Rejection(.duplicateHeaders, "header \(lowercased) appears more than once")
+            // HTTP/2 carries header names in lowercase; the gateway's HTTP/2 layer refuses anything else.
+            guard let index = Fields.index(of: name) else { continue }
+            if fields.values[index] != nil {
+                throw Rejection(.duplicateHeaders, "header \(name) appears more than once")
             }
-            values[lowercased] = value
+            fields.values[index] = value
         }
-        guard values[":method"] == "POST" else {
-            throw Rejection(.methodNotAllowed, "only POST is allowed, not \(values[":method"] ?? "nothing")")
+        guard fields[.method] == "POST" else {
+            throw Rejection(.methodNotAllowed, "only POST is allowed, not \(fields[.method] ?? "nothing")")
         }
-        let path = values[":path"] ?? ""
+        let path = fields[.path] ?? ""
         guard path.hasPrefix(pathPrefix) else {
             throw Rejection(.badPath, "the path must be /3/device/<device token>")
         }
@@ -51,18 +51,18 @@ public struct RequestHead: Sendable, Hashable {
             throw Rejection(.badDeviceToken, "the device token is not hex of a valid length")
         }
         var head = RequestHead(deviceToken: deviceToken)
-        if let text = values["apns-id"] {
+        if let text = fields[.apnsID] {
             guard let id = APNsID.parse(text) else {
                 throw Rejection(.badMessageID, "apns-id must be a UUID like 123e4567-e89b-12d3-a456-4266554400a0")
             }
             head.apnsID = id
         }
-        if let text = values["apns-push-type"] {
+        if let text = fields[.pushType] {
             let pushType = PushType(rawValue: text)
             guard pushType.isKnown else { throw Rejection(.invalidPushType, "unknown apns-push-type \"\(text.prefix(32))\"") }
             head.pushType = pushType
         }
-        if let text = values["apns-priority"] {
+        if let text = fields[.priority] {
             guard let number = Int(text), Priority(rawValue: number).isKnown else {
                 throw Rejection(.badPriority, "apns-priority must be 10, 5 or 1")
             }
@@ -71,22 +71,22 @@ public struct RequestHead: Sendable, Hashable {
                 throw Rejection(.badPriority, "a background push must have priority 5 or 1, not 10")
             }
         }
-        if let text = values["apns-expiration"] {
+        if let text = fields[.expiration] {
             guard let seconds = Int64(text), seconds >= 0 else {
                 throw Rejection(.badExpirationDate, "apns-expiration must be whole seconds since 1970 (0 = do not store)")
             }
             head.expiration = seconds
         }
-        if let text = values["apns-collapse-id"] {
+        if let text = fields[.collapseID] {
             guard text.utf8.count <= maximumCollapseIDLength else {
                 throw Rejection(.badCollapseID, "apns-collapse-id is \(text.utf8.count) bytes; at most 64 are allowed")
             }
             head.collapseID = text
         }
-        if let text = values["apns-topic"], !text.isEmpty {
+        if let text = fields[.topic], !text.isEmpty {
             head.topic = text
         }
-        if let text = values["authorization"] {
+        if let text = fields[.authorization] {
             let parts = text.split(separator: " ", maxSplits: 1)
             if parts.count == 2, parts[0].lowercased() == "bearer" {
                 head.bearerToken = String(parts[1]).trimmingCharacters(in: .whitespaces)
@@ -95,6 +95,26 @@ public struct RequestHead: Sendable, Hashable {
             }
         }
         return head
+    }
+
+    /// The headers APNs gives meaning to, collected in one pass without hashing.
+    private struct Fields {
+        enum Name: Int, CaseIterable {
+            case method, path, scheme, authority, authorization, apnsID, pushType, priority, expiration, topic, collapseID
+        }
+
+        static let names = [
+            ":method", ":path", ":scheme", ":authority", "authorization", "apns-id", "apns-push-type",
+            "apns-priority", "apns-expiration", "apns-topic", "apns-collapse-id",
+        ]
+
+        var values = [String?](repeating: nil, count: names.count)
+
+        static func index(of name: String) -> Int? {
+            names.firstIndex(of: name)
+        }
+
+        subscript(name: Name) -> String? { values[name.rawValue] }
     }
 
     public init(deviceToken: DeviceToken) {

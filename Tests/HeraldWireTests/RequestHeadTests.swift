@@ -57,7 +57,8 @@ import Testing
         #expect(reason(headers([("apns-collapse-id", String(repeating: "c", count: 65))])) == .badCollapseID)
         #expect(reason(headers([("apns-collapse-id", String(repeating: "c", count: 64))])) == nil)
         #expect(reason(headers([("apns-topic", "com.example.other")])) == .duplicateHeaders)
-        #expect(reason(headers([("APNS-ID", UUID().uuidString), ("apns-id", UUID().uuidString)])) == .duplicateHeaders)
+        #expect(reason(headers([("apns-id", UUID().uuidString), ("apns-id", UUID().uuidString)])) == .duplicateHeaders)
+        #expect(reason(headers([(":path", "/3/device/\(Self.token)")])) == .duplicateHeaders)
     }
 
     @Test func deviceTokensAreHexOfPlausibleLength() {

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Gateway throughput and latency, measured against nginx on the same machine in the same run.
+#
+#   scripts/bench-gateway.sh            # defaults below; REQUESTS=500000 scripts/bench-gateway.sh for a longer run
+#
+# 1. Builds the release `herald`, creates a key and 50 device tokens, starts `herald serve` (TLS, SQLite, defaults).
+# 2. h2load: 10 connections x 100 streams, round-robin over the 50 tokens -> accepted notifications/s.
+# 3. nginx answering 200 over HTTP/2 + TLS with the same certificate, driven the same way -> responses/s.
+# 4. h2load at a fixed 10,000 requests/s -> p50 / p99 latency from h2load's per-request log.
+# Checks that every 200 is in the SQLite store. Targets: >= 40,000/s, >= 0.45x nginx, p99 < 5 ms at 10,000/s.
+set -euo pipefail
+
+REQUESTS=${REQUESTS:-300000}
+CONNECTIONS=${CONNECTIONS:-10}
+STREAMS=${STREAMS:-100}
+TOKENS=${TOKENS:-50}
+RATE=${RATE:-10000}
+RATE_SECONDS=${RATE_SECONDS:-10}
+PROVIDER_PORT=${PROVIDER_PORT:-12197}
+CONSOLE_PORT=${CONSOLE_PORT:-18080}
+NGINX_PORT=${NGINX_PORT:-12443}
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+need=()
+command -v h2load >/dev/null || need+=(nghttp2-client)
+command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "installing ${need[*]}" >&2
+  apt-get update -qq && apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+
+(cd "$root" && swift build -c release --product herald >&2)
+herald="$root/.build/release/herald"
+
+work=$(mktemp -d /tmp/herald-bench.XXXXXX)
+chmod 755 "$work"
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+data="$work/data"
+"$herald" keys create --data-dir "$data" --team-id BENCHTEAM1 --key-id BENCHKEY01 --out "$work/key.p8" >/dev/null
+for _ in $(seq "$TOKENS"); do
+  echo "https://localhost:$PROVIDER_PORT/3/device/$("$herald" tokens issue --data-dir "$data" --topic com.example.bench)"
+done > "$work/uris"
+jwt=$("$herald" jwt --p8 "$work/key.p8" --key-id BENCHKEY01 --team-id BENCHTEAM1)
+echo '{"aps":{"alert":{"title":"Benchmark","body":"Hello from h2load"},"badge":1,"sound":"default"},"id":42}' > "$work/payload.json"
+
+"$herald" serve --data-dir "$data" --provider-port "$PROVIDER_PORT" --console-port "$CONSOLE_PORT" --quiet 2>"$work/herald.log" &
+pids+=($!)
+for _ in $(seq 100); do curl -sf "http://127.0.0.1:$CONSOLE_PORT/healthz" >/dev/null && break; sleep 0.1; done
+
+load() { # load URI-FILE|URI [extra h2load flags...]
+  local target=$1; shift
+  local input=()
+  if [ -f "$target" ]; then input=(-i "$target"); else input=("$target"); fi
+  h2load -c "$CONNECTIONS" -m "$STREAMS" -t 1 -d "$work/payload.json" \
+    -H "authorization: bearer $jwt" -H "apns-topic: com.example.bench" -H "apns-push-type: alert" \
+    "$@" "${input[@]}"
+}
+rate_of() { sed -n 's/^finished in .*, \([0-9.]*\) req\/s.*/\1/p'; }
+ok_of() { sed -n 's/^status codes: \([0-9]*\) 2xx.*/\1/p'; }
+
+load "$work/uris" -n 20000 >/dev/null            # warm up: connections, caches, SQLite pages
+herald_out=$(load "$work/uris" -n "$REQUESTS")
+herald_rate=$(rate_of <<<"$herald_out")
+herald_ok=$(ok_of <<<"$herald_out")
+
+load "$work/uris" -D "$RATE_SECONDS" --warm-up-time 1 --rps $((RATE / CONNECTIONS)) --log-file "$work/latency.log" >/dev/null
+read -r p50 p99 served < <(python3 - "$work/latency.log" <<'PY'
+import sys
+times = sorted(int(line.split("\t")[2]) for line in open(sys.argv[1]) if line.strip())
+pick = lambda q: times[min(len(times) - 1, int(q * len(times)))] / 1000
+print(f"{pick(0.50):.2f} {pick(0.99):.2f} {len(times)}")
+PY
+)
+
+stored=$(python3 - "$data/herald.sqlite" <<'PY'
+import sqlite3, sys
+print(sqlite3.connect(sys.argv[1]).execute("select count(*) from notification").fetchone()[0])
+PY
+)
+
+cat > "$work/nginx.conf" <<CONF
+worker_processes auto;
+pid $work/nginx.pid;
+error_log $work/nginx-error.log;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path $work/nginx-body;
+  keepalive_requests 10000000;
+  server {
+    listen $NGINX_PORT ssl http2;
+    ssl_certificate $data/tls/server.pem;
+    ssl_certificate_key $data/tls/server-key.pem;
+    location / { return 200; }
+  }
+}
+CONF
+"$NGINX" -c "$work/nginx.conf" -g 'daemon off;' &
+pids+=($!)
+sleep 1
+load "https://localhost:$NGINX_PORT/3/device/x" -n 20000 >/dev/null
+nginx_out=$(load "https://localhost:$NGINX_PORT/3/device/x" -n "$REQUESTS")
+nginx_rate=$(rate_of <<<"$nginx_out")
+
+python3 - <<PY
+herald, nginx = float("$herald_rate"), float("$nginx_rate")
+print(f"herald gateway : {herald:10,.0f} notifications/s  ({$herald_ok} of $REQUESTS answered 200; {$stored} in the store incl. warm-up and latency runs)")
+print(f"nginx (200)    : {nginx:10,.0f} responses/s")
+print(f"ratio          : {herald / nginx:10.2f} x nginx   (target >= 0.45; throughput target >= 40,000/s)")
+print(f"latency at {$RATE:,}/s: p50 $p50 ms, p99 $p99 ms over $served requests   (target p99 < 5 ms)")
+PY
