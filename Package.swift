@@ -102,10 +102,26 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "HeraldWireTests", dependencies: ["HeraldWire"]),
-        .testTarget(name: "HeraldStoreTests", dependencies: ["HeraldStore", "HeraldTesting"]),
-        .testTarget(name: "HeraldGatewayTests", dependencies: ["HeraldGateway", "HeraldTesting"]),
-        .testTarget(name: "HeraldCLITests", dependencies: ["HeraldCLI", "HeraldTesting"]),
+        .testTarget(
+            name: "HeraldWireTests",
+            dependencies: ["HeraldWire", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        .testTarget(name: "HeraldStoreTests", dependencies: ["HeraldStore", "HeraldTesting", "HeraldWire"]),
+        .testTarget(
+            name: "HeraldGatewayTests",
+            dependencies: [
+                "HeraldGateway", "HeraldTesting", "HeraldStore", "HeraldClient", "HeraldWire",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .testTarget(
+            name: "HeraldCLITests",
+            dependencies: [
+                "HeraldCLI", "HeraldTesting", "HeraldStore", "HeraldWire", "HeraldClient",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
     ]
 )
 

@@ -166,9 +166,14 @@ public final class APNsConnection: Sendable {
         return APNsPendingRequest(stream: stream, response: promise.futureResult, bodySent: endStream)
     }
 
-    /// Sends an HTTP/2 PING and waits for its acknowledgement.
+    /// Sends an HTTP/2 PING and waits for its acknowledgement, so every frame the server sent
+    /// before it has been seen.
     public func ping() async throws {
-        try await channel.writeAndFlush(HTTP2Frame(streamID: .rootStream, payload: .ping(HTTP2PingData(withInteger: 1), ack: false)))
+        let acknowledged = channel.eventLoop.makePromise(of: Void.self)
+        let id = UInt64.random(in: 1 ... .max)
+        observed.pings.withLock { $0[id] = acknowledged }
+        try await channel.writeAndFlush(HTTP2Frame(streamID: .rootStream, payload: .ping(HTTP2PingData(withInteger: id), ack: false)))
+        try await acknowledged.futureResult.get()
     }
 
     /// Closes the connection.
@@ -200,6 +205,7 @@ public struct APNsPendingRequest: Sendable {
 
 final class ConnectionObserver: Sendable {
     let state = Mutex(APNsConnection.Observed())
+    let pings = Mutex<[UInt64: EventLoopPromise<Void>]>([:])
 }
 
 private final class ConnectionObserverHandler: ChannelInboundHandler {
@@ -211,6 +217,15 @@ private final class ConnectionObserverHandler: ChannelInboundHandler {
         self.observer = observer
     }
 
+    func channelInactive(context: ChannelHandlerContext) {
+        let waiting = observer.pings.withLock { pings in
+            defer { pings = [:] }
+            return Array(pings.values)
+        }
+        for promise in waiting { promise.fail(APNsConnectionError("the connection closed")) }
+        context.fireChannelInactive()
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
         switch frame.payload {
@@ -218,6 +233,8 @@ private final class ConnectionObserverHandler: ChannelInboundHandler {
             for setting in settings where setting.parameter == .maxConcurrentStreams {
                 observer.state.withLock { $0.maximumConcurrentStreams = setting.value }
             }
+        case .ping(let data, ack: true):
+            observer.pings.withLock { $0.removeValue(forKey: data.integer) }?.succeed()
         case .goAway(_, _, let opaqueData):
             let reason = opaqueData.flatMap { try? JSONValue.parse(Data($0.readableBytesView)) }?["reason"]?.stringValue
             observer.state.withLock {

@@ -21,6 +21,9 @@ public final class TestGateway: Sendable {
     public let configuration: GatewayConfiguration
     /// The key registered for ``teamID``/``keyID`` (team-scoped, development).
     public let privateKey: P256.Signing.PrivateKey
+    /// A provider token for the default key, signed at start. Clients reuse one token per connection,
+    /// and a different token within 20 minutes is `TooManyProviderTokenUpdates`.
+    public let defaultJWT: String
     private let running: Task<Void, any Error>
 
     private init(
@@ -39,6 +42,8 @@ public final class TestGateway: Sendable {
         self.configuration = configuration
         self.privateKey = privateKey
         self.running = running
+        defaultJWT = (try? ProviderToken.sign(teamID: Self.teamID, keyID: Self.keyID, issuedAt: clock.now(), key: privateKey)) ?? ""
+
     }
 
     /// Starts a gateway; `configure` adjusts the configuration (ports are always free ones).
@@ -102,7 +107,7 @@ public final class TestGateway: Sendable {
         return token.hex
     }
 
-    /// A provider token signed now (by the manual clock) with the default key, or as told.
+    /// A new provider token signed now (by the manual clock) with the default key, or as told.
     public func jwt(
         teamID: String = TestGateway.teamID,
         keyID: String = TestGateway.keyID,

@@ -1,0 +1,112 @@
+import Foundation
+import HeraldClient
+import HeraldGateway
+import HeraldStore
+import HeraldTesting
+import HeraldWire
+import NIOCore
+import Testing
+
+/// APNs' HTTP/2 connection behaviour: stream limits, idle and error closes, graceful shutdown.
+@Suite struct ProviderConnectionTests {
+    @Test func oneStreamUntilAValidTokenSucceeds() async throws {
+        let gateway = try await TestGateway.start()
+        let connection = try await gateway.connect()
+        try await connection.ping()
+        #expect(connection.observedState.maximumConcurrentStreams == 1)
+        #expect(try await connection.send(try await gateway.push { $0.jwt = nil }).status == 403)
+        #expect(connection.observedState.maximumConcurrentStreams == 1)
+        #expect(try await connection.send(try await gateway.push()).status == 200)
+        try await connection.ping()
+        #expect(connection.observedState.maximumConcurrentStreams == 1000)
+        try await gateway.stop()
+    }
+
+    @Test func authenticationFailureDropsTheLimitAgain() async throws {
+        let gateway = try await TestGateway.start()
+        let connection = try await gateway.connect()
+        #expect(try await connection.send(try await gateway.push()).status == 200)
+        gateway.clock.advance(by: 3700)  // the connection's token is now older than an hour
+        #expect(try await connection.send(try await gateway.push { $0.jwt = nil; $0.extraHeaders = [] }).reason == .missingProviderToken)
+        try await connection.ping()
+        #expect(connection.observedState.maximumConcurrentStreams == 1)
+        try await gateway.stop()
+    }
+
+    @Test func idleConnectionsGetGoAwayIdleTimeout() async throws {
+        let gateway = try await TestGateway.start { $0.idleTimeout = .milliseconds(300) }
+        let connection = try await gateway.connect()
+        #expect(try await connection.send(try await gateway.push()).status == 200)
+        await connection.waitUntilClosed()
+        #expect(connection.observedState.goAwayReason == .idleTimeout)
+        try await gateway.stop()
+    }
+
+    @Test func tooManyErrorsCloseTheConnection() async throws {
+        let gateway = try await TestGateway.start { $0.connectionErrorBudget = 3 }
+        let connection = try await gateway.connect()
+        let gone = try await gateway.push()
+        _ = try await gateway.store.retireDevice(DeviceToken(hex: gone.token)!, as: .unregistered, at: gateway.clock.now())
+        for _ in 0..<3 { #expect(try await connection.send(gone).status == 410) }  // 410 is not an error
+        #expect(connection.isActive)
+        for _ in 0..<3 { #expect(try await connection.send(try await gateway.push { $0.priority = 3 }).reason == .badPriority) }
+        await connection.waitUntilClosed()
+        #expect(connection.observedState.goAwayReason == .badPriority)
+        let fresh = try await gateway.connect()
+        #expect(try await fresh.send(try await gateway.push()).status == 200)
+        try await gateway.stop()
+    }
+
+    @Test func gracefulShutdownFinishesOpenRequests() async throws {
+        let gateway = try await TestGateway.start()
+        let store = try #require(gateway.store as? MemoryStore)
+        let connection = try await gateway.connect()
+        #expect(try await connection.send(try await gateway.push()).status == 200)
+
+        store.holdWrites()
+        let inFlight = try await gateway.push()
+        let accepted = Task { try await connection.send(inFlight) }
+        while store.heldWriteCount == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        let late = try await connection.startRequest(headers: try await gateway.push().headers)
+
+        let stopping = Task { try await gateway.stop() }
+        while !connection.observedState.goAwayReceived { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(connection.observedState.goAwayReason == .shutdown)
+        // A request whose stream was open before GOAWAY but completes after it is refused as APNs does.
+        let refused = try await late.finish(body: Data(#"{"aps":{"alert":"late"}}"#.utf8))
+        #expect(refused.reason == .shutdown)
+        #expect(refused.status == 503)
+
+        store.releaseWrites()
+        let response = try await accepted.value
+        #expect(response.status == 200)
+        try await stopping.value
+        #expect(store.notifications.contains { APNsID.format($0.uniqueID) == response.uniqueID })
+    }
+
+    @Test func certificateAuthenticationNamesTheTopic() async throws {
+        let gateway = try await TestGateway.start()
+        let single = try await gateway.connect(clientCertificate: try gateway.clientCertificate(topics: [TestGateway.topic]))
+        #expect(try await single.send(try await gateway.push { $0.jwt = nil; $0.topic = nil }).status == 200)
+        #expect(try await single.send(try await gateway.push { $0.jwt = "ignored.under.certificates" }).status == 200)
+        let other = try await gateway.issueToken(topic: "com.example.other")
+        #expect(try await single.send(try await gateway.push { $0.jwt = nil; $0.token = other; $0.topic = "com.example.other" }).reason == .topicDisallowed)
+
+        let several = try await gateway.connect(clientCertificate: try gateway.clientCertificate(topics: [TestGateway.topic, "com.example.other"]))
+        #expect(try await several.send(try await gateway.push { $0.jwt = nil; $0.topic = nil }).reason == .missingTopic)
+        #expect(try await several.send(try await gateway.push { $0.jwt = nil; $0.token = other; $0.topic = "com.example.other" }).status == 200)
+        try await gateway.stop()
+    }
+
+    @Test func certificatesFromAnotherCAAreRefusedAtTheHandshake() async throws {
+        let gateway = try await TestGateway.start()
+        let stranger = try await TestGateway.start()
+        let foreign = try stranger.clientCertificate(topics: [TestGateway.topic])
+        await #expect(throws: (any Error).self) {
+            let connection = try await gateway.connect(clientCertificate: foreign)
+            _ = try await connection.send(try await gateway.push { $0.jwt = nil })
+        }
+        try await stranger.stop()
+        try await gateway.stop()
+    }
+}
