@@ -118,8 +118,9 @@ let package = Package(
         .testTarget(
             name: "HeraldCLITests",
             dependencies: [
-                "HeraldCLI", "HeraldTesting", "HeraldStore", "HeraldWire", "HeraldClient",
+                "HeraldCLI", "HeraldTesting", "HeraldStore", "HeraldWire", "HeraldClient", "HeraldGateway",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
     ]

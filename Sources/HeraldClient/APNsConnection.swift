@@ -151,11 +151,17 @@ public final class APNsConnection: Sendable {
     ) async throws -> APNsPendingRequest {
         let promise = channel.eventLoop.makePromise(of: APNsResponse.self)
         let block = HPACKHeaders(headers.map { ($0.name, $0.value) })
-        let stream = try await multiplexer.createStreamChannel { stream in
-            stream.eventLoop.makeCompletedFuture {
-                try stream.pipeline.syncOperations.addHandler(ResponseCollector(promise: promise))
-            }
-        }.get()
+        let stream: any Channel
+        do {
+            stream = try await multiplexer.createStreamChannel { stream in
+                stream.eventLoop.makeCompletedFuture {
+                    try stream.pipeline.syncOperations.addHandler(ResponseCollector(promise: promise))
+                }
+            }.get()
+        } catch {
+            promise.fail(error)
+            throw APNsConnectionError("cannot open a stream: \(error)")
+        }
         let nanoseconds = deadline.components.seconds * 1_000_000_000 + deadline.components.attoseconds / 1_000_000_000
         let timeout = stream.eventLoop.scheduleTask(in: .nanoseconds(nanoseconds)) {
             promise.fail(APNsConnectionError("no answer within \(deadline)"))

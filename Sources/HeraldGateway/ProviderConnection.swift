@@ -12,7 +12,9 @@ final class ProviderConnection {
     let channel: any Channel
     private let configuration: GatewayConfiguration
     var auth = ConnectionAuthState()
-    private(set) var isDraining = false
+    /// Set once the connection is closing: requests that complete from then on are refused with it.
+    private(set) var drainReason: APNsReason?
+    private var finalGoAwaySent = false
     private var activeStreams = 0
     private var highestStreamID = HTTP2StreamID.rootStream
     private var errorsCounted = 0
@@ -51,7 +53,7 @@ final class ProviderConnection {
 
     func streamClosed() {
         activeStreams -= 1
-        if isDraining && activeStreams == 0 {
+        if finalGoAwaySent && activeStreams == 0 {
             channel.close(promise: nil)
         }
     }
@@ -86,18 +88,35 @@ final class ProviderConnection {
         channel.writeAndFlush(settings, promise: nil)
     }
 
-    /// Sends GOAWAY with `{"reason": …}`, lets open streams finish and then closes.
+    /// The opaque data of the PING that times the final GOAWAY.
+    static let drainPing = HTTP2PingData(withInteger: 0x4845_5241_4C44)
+
+    /// Closes the connection gracefully, as RFC 9113 §6.8 describes: a GOAWAY naming the largest stream id
+    /// tells the client to open no more streams, a PING measures one round trip, then a second GOAWAY names
+    /// the last stream the gateway will answer. Open streams finish; the connection closes after them.
+    /// Both GOAWAYs carry `{"reason": …}`.
     func startDraining(_ reason: APNsReason) {
-        guard !isDraining, channel.isActive else { return }
-        isDraining = true
-        let debugData = channel.allocator.buffer(string: #"{"reason":"\#(reason.rawValue)"}"#)
-        let goAway = HTTP2Frame(
-            streamID: .rootStream,
-            payload: .goAway(lastStreamID: highestStreamID, errorCode: .noError, opaqueData: debugData)
-        )
-        channel.writeAndFlush(goAway, promise: nil)
+        guard drainReason == nil, channel.isActive else { return }
+        drainReason = reason
+        channel.write(goAway(lastStreamID: .maxID, reason: reason), promise: nil)
+        channel.writeAndFlush(HTTP2Frame(streamID: .rootStream, payload: .ping(Self.drainPing, ack: false)), promise: nil)
+        // A client that never answers the PING still gets its final GOAWAY.
+        let bound = NIOLoopBound(self, eventLoop: eventLoop)
+        eventLoop.scheduleTask(in: .seconds(1)) { bound.value.finishDraining() }
+    }
+
+    /// The drain PING came back: every stream the client opened before it saw the first GOAWAY is known.
+    func finishDraining() {
+        guard let drainReason, !finalGoAwaySent, channel.isActive else { return }
+        finalGoAwaySent = true
+        channel.writeAndFlush(goAway(lastStreamID: highestStreamID, reason: drainReason), promise: nil)
         if activeStreams == 0 {
             channel.close(promise: nil)
         }
+    }
+
+    private func goAway(lastStreamID: HTTP2StreamID, reason: APNsReason) -> HTTP2Frame {
+        let debugData = channel.allocator.buffer(string: #"{"reason":"\#(reason.rawValue)"}"#)
+        return HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: lastStreamID, errorCode: .noError, opaqueData: debugData))
     }
 }

@@ -23,6 +23,12 @@ final class ProviderConnectionHandler: ChannelInboundHandler {
         metrics.connectionClosed()
     }
 
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .ping(let data, ack: true) = unwrapInboundIn(data).payload, data == ProviderConnection.drainPing {
+            connection.finishDraining()
+        }
+    }
+
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if event is IdleStateHandler.IdleStateEvent {
             if !connection.hasOpenStreams {

@@ -61,8 +61,8 @@ final class ProviderRequestProcessor: Sendable {
         let eventLoop = connection.eventLoop
         var apnsID = APNsID.generate()
         let answer: EventLoopFuture<ProviderResponse>
-        if connection.isDraining {
-            answer = eventLoop.makeSucceededFuture(ProviderResponse(apnsID: apnsID, rejection: Rejection(.shutdown)))
+        if let reason = connection.drainReason {
+            answer = eventLoop.makeSucceededFuture(ProviderResponse(apnsID: apnsID, rejection: Rejection(reason, "the connection is closing")))
         } else {
             do {
                 let head = try RequestHead.parse(request.headers)

@@ -68,6 +68,7 @@ import Testing
         let accepted = Task { try await connection.send(inFlight) }
         while store.heldWriteCount == 0 { try await Task.sleep(for: .milliseconds(5)) }
         let late = try await connection.startRequest(headers: try await gateway.push().headers)
+        try await connection.ping()  // the gateway has seen the late stream open before it starts draining
 
         let stopping = Task { try await gateway.stop() }
         while !connection.observedState.goAwayReceived { try await Task.sleep(for: .milliseconds(5)) }

@@ -1,0 +1,60 @@
+import ArgumentParser
+@testable import HeraldCLI
+import HeraldWire
+import Testing
+
+/// CLI misuse gets a message a person can act on, before anything runs.
+@Suite struct CommandParsingTests {
+    private func message(_ arguments: [String]) -> String {
+        do {
+            _ = try HeraldCommand.parseAsRoot(arguments)
+            return ""
+        } catch {
+            return HeraldCommand.message(for: error)
+        }
+    }
+
+    @Test func noArgumentsMeansServeWithDefaults() throws {
+        let command = try HeraldCommand.parseAsRoot([])
+        let serve = try #require(command as? Serve)
+        #expect(serve.providerPort == 2197)
+        #expect(serve.consolePort == 8080)
+        #expect(serve.devicePort == 5223)
+        #expect(serve.environment == .development)
+        #expect(!serve.plaintext)
+    }
+
+    @Test func serveTakesTheContractFlags() throws {
+        let command = try HeraldCommand.parseAsRoot([
+            "serve", "--data-dir", "/tmp/x", "--host", "0.0.0.0", "--provider-port", "1", "--device-port", "2",
+            "--console-port", "3", "--plaintext", "--environment", "production", "--store", "sqlite",
+        ])
+        let serve = try #require(command as? Serve)
+        #expect(serve.dataDirectory.path == "/tmp/x")
+        #expect(serve.host == "0.0.0.0")
+        #expect(serve.plaintext)
+        #expect(serve.environment == .production)
+    }
+
+    @Test func badInputIsExplained() {
+        #expect(message(["serve", "--provider-port", "70000"]).contains("--provider-port must be a port from 0 to 65535"))
+        #expect(message(["serve", "--environment", "staging"]).contains("staging"))
+        #expect(message(["serve", "--store", "postgres://localhost/herald"]).contains("--store sqlite"))
+        #expect(message(["serve", "--tls-cert", "a.pem"]).contains("--tls-cert and --tls-key go together"))
+        #expect(message(["keys", "create", "--team-id", "TEAM", "--key-id", "KEY1234567", "--out", "k.p8"])
+            .contains("--team-id must be 10 letters or digits, like TEAM123456"))
+        #expect(message(["keys", "create", "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--topic", "com example", "--out", "k.p8"])
+            .contains("is not a bundle id"))
+        #expect(message(["tokens", "issue"]).contains("--topic"))
+    }
+
+    @Test func sendNeedsOneWayToAuthenticate() {
+        let base = ["send", "--gateway", "https://localhost:2197", "--topic", "com.example.app", "--device", String(repeating: "ab", count: 32), "-"]
+        #expect(message(base).contains("authenticate with --p8, --key-id and --team-id, or with --cert and --cert-key"))
+        #expect(message(base + ["--p8", "k.p8", "--team-id", "TEAM123456"]).contains("needs all of --p8, --key-id and --team-id"))
+        #expect(message(["send", "--gateway", "localhost:2197", "--topic", "t", "--device", "ab", "--cert", "c", "--cert-key", "k", "-"])
+            .contains("--gateway must look like https://localhost:2197"))
+        #expect(message(["send", "--gateway", "https://localhost", "--topic", "t", "--device", "zz", "--cert", "c", "--cert-key", "k", "-"])
+            .contains("--device must be a device token in hex"))
+    }
+}
