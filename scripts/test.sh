@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The test command: installs what the build and tests need on a bare Debian machine, then runs every suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(libsqlite3-dev zlib1g-dev)
+missing=()
+for package in "${packages[@]}"; do
+  dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing ${missing[*]}"
+  if [ "$(id -u)" -ne 0 ]; then sudo=sudo; else sudo=; fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
+fi
+
+swift build --build-tests
+swift test --skip-build "$@"
