@@ -1,0 +1,84 @@
+import Foundation
+import HeraldClient
+import HeraldGateway
+import HeraldTesting
+import Testing
+
+/// Hostile HTTP/2 is bounded by limits: the offending connection closes, the gateway keeps serving.
+@Suite struct MalformedHTTP2Tests {
+    typealias Raw = RawHTTP2Connection
+
+    /// Runs `attack` on a raw connection, expects the gateway to close it with a GOAWAY, then checks
+    /// a well-behaved client still gets its notification through.
+    private func expectConnectionClosed(_ attack: @Sendable (Raw, String) async throws -> Void) async throws -> UInt32? {
+        let gateway = try await TestGateway.start { $0.plaintext = true }
+        let token = try await gateway.issueToken()
+        let raw = try await Raw.connect(port: gateway.gateway.providerPort)
+        try await attack(raw, token)
+        let bytes = try await raw.bytesUntilClosed()
+        let received = try #require(bytes, "the gateway kept the hostile connection open")
+        let code = Raw.goAwayErrorCode(in: received)
+        let healthy = try await APNsConnection.connect(to: gateway.url)
+        #expect(try await healthy.send(try await gateway.push()).status == 200)
+        try await gateway.stop()
+        return code
+    }
+
+    @Test func oversizedFrameIsAFrameSizeError() async throws {
+        let code = try await expectConnectionClosed { raw, token in
+            try await raw.write(Raw.frame(type: 0x1, flags: 0x4, stream: 1, payload: Raw.requestHeaders(path: "/3/device/\(token)")))
+            try await raw.write(Raw.frame(type: 0x0, flags: 0x1, stream: 1, payload: [UInt8](repeating: 0x7B, count: 20_000)))
+        }
+        #expect(code == 0x6)  // FRAME_SIZE_ERROR
+    }
+
+    @Test func headerListLargerThanTheLimitIsRefused() async throws {
+        let code = try await expectConnectionClosed { raw, token in
+            let block = Raw.requestHeaders(path: "/3/device/\(token)") + Raw.literal("x-flood", String(repeating: "a", count: 15_000))
+                + Raw.literal("x-flood-2", String(repeating: "b", count: 15_000))
+            // HEADERS without END_HEADERS, then CONTINUATION frames of at most 16 KiB.
+            try await raw.write(Raw.frame(type: 0x1, flags: 0x0, stream: 1, payload: Array(block[..<16_000])))
+            try await raw.write(Raw.frame(type: 0x9, flags: 0x4, stream: 1, payload: Array(block[16_000...])))
+        }
+        #expect(code != nil)
+    }
+
+    @Test func hpackBombIsRefused() async throws {
+        let code = try await expectConnectionClosed { raw, token in
+            // One 4000-byte entry in the dynamic table, then referenced 200 times: 800 KB decoded from 4 KB sent.
+            var block = Raw.requestHeaders(path: "/3/device/\(token)") + Raw.literal("x-bomb", String(repeating: "z", count: 4000), index: true)
+            block += [UInt8](repeating: 0xBE, count: 200)  // indexed field 62: the newest dynamic entry
+            try await raw.write(Raw.frame(type: 0x1, flags: 0x5, stream: 1, payload: block))
+        }
+        #expect(code != nil)
+    }
+
+    @Test func continuationFloodIsCut() async throws {
+        let code = try await expectConnectionClosed { raw, token in
+            try await raw.write(Raw.frame(type: 0x1, flags: 0x0, stream: 1, payload: Raw.requestHeaders(path: "/3/device/\(token)")))
+            var flood: [UInt8] = []
+            for _ in 0..<2000 { flood += Raw.frame(type: 0x9, flags: 0x0, stream: 1, payload: []) }
+            try await raw.write(flood)
+        }
+        #expect(code != nil)
+    }
+
+    @Test func rapidResetsAreCut() async throws {
+        let code = try await expectConnectionClosed { raw, token in
+            var storm: [UInt8] = []
+            for index in 0..<1000 {
+                let stream = UInt32(2 * index + 1)
+                storm += Raw.frame(type: 0x1, flags: 0x4, stream: stream, payload: Raw.requestHeaders(path: "/3/device/\(token)"))
+                storm += Raw.frame(type: 0x3, flags: 0x0, stream: stream, payload: [0, 0, 0, 0x8])  // RST_STREAM CANCEL
+            }
+            try await raw.write(storm)
+        }
+        #expect(code == 0xB)  // ENHANCE_YOUR_CALM
+    }
+
+    @Test func garbageInsteadOfHTTP2ClosesTheConnection() async throws {
+        _ = try await expectConnectionClosed { raw, _ in
+            try await raw.write(Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8) + [UInt8](repeating: 0xFF, count: 100))
+        }
+    }
+}
