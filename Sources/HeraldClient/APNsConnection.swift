@@ -284,7 +284,12 @@ private final class ResponseCollector: ChannelInboundHandler {
             }
             if frame.endStream { finish() }
         case .rstStream(let code):
-            complete(.failure(APNsConnectionError("the server reset the stream (\(code))")))
+            if code == .noError && status != 0 {
+                // A complete answer followed by RST_STREAM(NO_ERROR): the server needs no more of the body (RFC 9113 §8.1).
+                finish()
+            } else {
+                complete(.failure(APNsConnectionError("the server reset the stream (\(code), status \(status))")))
+            }
         default:
             break
         }

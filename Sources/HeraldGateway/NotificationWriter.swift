@@ -110,11 +110,25 @@ final class NotificationWriter: Service, Sendable {
     private func commit(_ batch: [Pending]) async {
         do {
             try await store.insertNotifications(batch.map(\.notification))
-            for pending in batch { pending.promise.succeed() }
+            Self.complete(batch, failure: nil)
         } catch {
             logger.error("store commit failed", metadata: ["count": "\(batch.count)", "error": "\(error.code): \(error.message)"])
-            let rejection = Rejection(.internalServerError, "the notification could not be stored")
-            for pending in batch { pending.promise.fail(rejection) }
+            Self.complete(batch, failure: Rejection(.internalServerError, "the notification could not be stored"))
+        }
+    }
+
+    /// Completes each event loop's promises in one task on that loop, not one cross-thread hop per promise.
+    private static func complete(_ batch: [Pending], failure: Rejection?) {
+        var byLoop: [ObjectIdentifier: [EventLoopPromise<Void>]] = [:]
+        for pending in batch {
+            byLoop[ObjectIdentifier(pending.promise.futureResult.eventLoop), default: []].append(pending.promise)
+        }
+        for promises in byLoop.values {
+            promises[0].futureResult.eventLoop.execute {
+                for promise in promises {
+                    if let failure { promise.fail(failure) } else { promise.succeed() }
+                }
+            }
         }
     }
 }

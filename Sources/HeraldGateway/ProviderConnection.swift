@@ -54,6 +54,7 @@ final class ProviderConnection {
     func streamClosed() {
         activeStreams -= 1
         if finalGoAwaySent && activeStreams == 0 {
+            channel.flush()
             channel.close(promise: nil)
         }
     }

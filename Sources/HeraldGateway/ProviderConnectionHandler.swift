@@ -2,45 +2,176 @@ import HeraldWire
 import NIOCore
 import NIOHTTP2
 
-/// Sits behind the HTTP/2 handler on a provider connection: closes idle connections with
-/// GOAWAY `IdleTimeout` and keeps the open-connection gauge.
-final class ProviderConnectionHandler: ChannelInboundHandler {
+/// The provider API on one connection, working on HTTP/2 frames directly: it gathers each stream's
+/// request, hands it to the processor and writes the answer on the same stream.
+///
+/// There is no channel per stream: a notification is one small request, and a stream channel costs more
+/// than the request. The handler keeps the connection-level flow-control window open itself, coalesces
+/// the answers that complete together into one flush, and closes idle connections with GOAWAY `IdleTimeout`.
+final class ProviderConnectionHandler: ChannelDuplexHandler {
     typealias InboundIn = HTTP2Frame
+    typealias OutboundIn = HTTP2Frame
+    typealias OutboundOut = HTTP2Frame
+
+    private struct OpenStream {
+        var headers: [(name: String, value: String)]
+        var body: ByteBuffer
+        var bodyLength = 0
+        var requestEnded = false
+        var submitted = false
+    }
+
+    /// The connection-level receive window the gateway offers (the protocol's initial 65,535 is too small).
+    private static let connectionWindow = 1 << 20
 
     private let connection: ProviderConnection
+    private let processor: ProviderRequestProcessor
     private let metrics: GatewayMetrics
+    private var streams: [HTTP2StreamID: OpenStream] = [:]
+    private var context: ChannelHandlerContext?
+    private var consumedBytes = 0
+    private var reading = false
+    private var needsFlush = false
+    private var flushScheduled = false
 
-    init(connection: ProviderConnection, metrics: GatewayMetrics) {
+    init(connection: ProviderConnection, processor: ProviderRequestProcessor, metrics: GatewayMetrics) {
         self.connection = connection
+        self.processor = processor
         self.metrics = metrics
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
         metrics.connectionOpened()
+        if context.channel.isActive { openConnectionWindow(context: context) }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
         metrics.connectionClosed()
     }
 
+    func channelActive(context: ChannelHandlerContext) {
+        openConnectionWindow(context: context)
+        context.fireChannelActive()
+    }
+
+    private func openConnectionWindow(context: ChannelHandlerContext) {
+        let increment = Self.connectionWindow - 65_535
+        context.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: increment))), promise: nil)
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .ping(let data, ack: true) = unwrapInboundIn(data).payload, data == ProviderConnection.drainPing {
+        reading = true
+        let frame = unwrapInboundIn(data)
+        let id = frame.streamID
+        switch frame.payload {
+        case .headers(let headers):
+            if streams[id] == nil {
+                connection.streamOpened(id)
+                streams[id] = OpenStream(headers: headers.headers.map { ($0.name, $0.value) }, body: context.channel.allocator.buffer(capacity: 0))
+            }
+            if headers.endStream { requestEnded(id) }
+        case .data(let data):
+            consumedBytes += data.data.readableBytes + (data.paddingBytes ?? 0)
+            if case .byteBuffer(var bytes) = data.data, var stream = streams[id] {
+                stream.bodyLength += bytes.readableBytes
+                let room = ProviderRequest.bodyKeepLimit - stream.body.readableBytes
+                if room > 0, let kept = bytes.readSlice(length: min(room, bytes.readableBytes)) {
+                    stream.body.writeImmutableBuffer(kept)
+                }
+                streams[id] = stream
+                if data.endStream {
+                    requestEnded(id)
+                } else if stream.bodyLength > ProviderRequest.bodyKeepLimit {
+                    submit(id)  // too large for every push type: answer now instead of reading on
+                }
+            }
+        case .rstStream:
+            if streams.removeValue(forKey: id) != nil { connection.streamClosed() }
+        case .ping(let data, ack: true) where data == ProviderConnection.drainPing:
             connection.finishDraining()
+        default:
+            break
         }
     }
 
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is IdleStateHandler.IdleStateEvent {
-            if !connection.hasOpenStreams {
-                connection.startDraining(.idleTimeout)
-            }
-            return
+    func channelReadComplete(context: ChannelHandlerContext) {
+        reading = false
+        if consumedBytes > 0 {
+            // Give back what was read so clients never stall on the connection window.
+            context.write(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: consumedBytes))), promise: nil)
+            consumedBytes = 0
+            needsFlush = true
         }
-        context.fireUserInboundEventTriggered(event)
+        flushIfNeeded()
+        context.fireChannelReadComplete()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        switch event {
+        case is IdleStateHandler.IdleStateEvent:
+            if !connection.hasOpenStreams { connection.startDraining(.idleTimeout) }
+        case let closed as StreamClosedEvent:
+            // The HTTP/2 layer closed a stream we still held (a protocol error on it): forget it.
+            if streams.removeValue(forKey: closed.streamID) != nil { connection.streamClosed() }
+            context.fireUserInboundEventTriggered(event)
+        default:
+            context.fireUserInboundEventTriggered(event)
+        }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // Protocol violations (floods, oversized frames, bad HPACK) end the connection, never the process.
         context.close(promise: nil)
+    }
+
+    private func requestEnded(_ id: HTTP2StreamID) {
+        streams[id]?.requestEnded = true
+        submit(id)
+    }
+
+    private func submit(_ id: HTTP2StreamID) {
+        guard var stream = streams[id], !stream.submitted else { return }
+        stream.submitted = true
+        streams[id] = stream
+        let request = ProviderRequest(headers: stream.headers, body: stream.body, bodyLength: stream.bodyLength)
+        processor.process(request, on: connection).assumeIsolated().whenSuccess { response in
+            self.respond(id, response)
+        }
+    }
+
+    private func respond(_ id: HTTP2StreamID, _ response: ProviderResponse) {
+        guard let context, let stream = streams.removeValue(forKey: id) else { return }  // reset meanwhile
+        let body = response.body(allocator: context.channel.allocator)
+        // The answer's last frame; once it is out, a client still sending is told to stop (RFC 9113 §8.1).
+        // Resetting earlier would drop the answer's DATA still waiting in the flow-control buffer.
+        let sent: EventLoopPromise<Void>? = stream.requestEnded ? nil : context.eventLoop.makePromise()
+        context.write(wrapOutboundOut(HTTP2Frame(streamID: id, payload: .headers(.init(headers: response.headers, endStream: body == nil)))), promise: body == nil ? sent : nil)
+        if let body {
+            context.write(wrapOutboundOut(HTTP2Frame(streamID: id, payload: .data(.init(data: .byteBuffer(body), endStream: true)))), promise: sent)
+        }
+        sent?.futureResult.assumeIsolated().whenComplete { _ in
+            context.writeAndFlush(self.wrapOutboundOut(HTTP2Frame(streamID: id, payload: .rstStream(.noError))), promise: nil)
+        }
+        connection.streamClosed()
+        needsFlush = true
+        if !reading { scheduleFlush() }
+    }
+
+    /// Answers that complete in one event-loop turn (a store commit finishes many) share one flush.
+    private func scheduleFlush() {
+        guard !flushScheduled, let context else { return }
+        flushScheduled = true
+        context.eventLoop.assumeIsolated().execute {
+            self.flushScheduled = false
+            self.flushIfNeeded()
+        }
+    }
+
+    private func flushIfNeeded() {
+        guard needsFlush, let context else { return }
+        needsFlush = false
+        context.flush()
     }
 }

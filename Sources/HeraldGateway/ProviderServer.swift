@@ -81,19 +81,13 @@ final class ProviderServer: Service, Sendable {
         }
         try sync.addHandler(IdleStateHandler(allTimeout: configuration.idleTimeout))
         let connection = ProviderConnection(channel: channel, configuration: configuration)
-        let bound = NIOLoopBound(connection, eventLoop: channel.eventLoop)
-        _ = try sync.configureHTTP2Pipeline(
+        let http2 = NIOHTTP2Handler(
             mode: .server,
             connectionConfiguration: http2Configuration(configuration),
             streamConfiguration: NIOHTTP2Handler.StreamConfiguration()
-        ) { stream in
-            stream.eventLoop.makeCompletedFuture {
-                try stream.pipeline.syncOperations.addHandler(
-                    ProviderStreamHandler(connection: bound.value, processor: processor, allocator: stream.allocator)
-                )
-            }
-        }
-        try sync.addHandler(ProviderConnectionHandler(connection: connection, metrics: metrics))
+        )
+        try sync.addHandler(http2)
+        try sync.addHandler(ProviderConnectionHandler(connection: connection, processor: processor, metrics: metrics))
         return connection
     }
 
@@ -106,7 +100,6 @@ final class ProviderServer: Service, Sendable {
             HTTP2Setting(parameter: .headerTableSize, value: configuration.headerTableSize),
             HTTP2Setting(parameter: .initialWindowSize, value: 1 << 20),
         ]
-        http2.targetWindowSize = 1 << 20
         return http2
     }
 

@@ -153,4 +153,14 @@ import Testing
         #expect(try await connection.send(try await gateway.push { $0.pushType = .voip; $0.topic = "com.example.app.voip"; $0.body = tooBig }).reason == .payloadTooLarge)
         try await gateway.stop()
     }
+
+    /// A body far past every limit is answered as soon as it is too large, not after it was all read.
+    @Test func hugeBodiesAreAnsweredEarly() async throws {
+        let gateway = try await TestGateway.start()
+        let connection = try await gateway.connect()
+        let response = try await connection.send(try await gateway.push { $0.body = Data(repeating: 0x20, count: 3 << 20) })
+        #expect(response.reason == .payloadTooLarge)
+        #expect(try await connection.send(try await gateway.push()).status == 200)
+        try await gateway.stop()
+    }
 }
