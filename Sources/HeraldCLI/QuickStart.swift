@@ -49,7 +49,7 @@ struct QuickStart {
         return QuickStart(keyID: keyID, keyPath: keyPath, deviceToken: deviceToken.hex, jwt: jwt)
     }
 
-    func text(configuration: GatewayConfiguration, providerPort: Int, caPath: String?) -> String {
+    func text(configuration: GatewayConfiguration, providerPort: Int, consolePort: Int, caPath: String?) -> String {
         let scheme = configuration.plaintext ? "http" : "https"
         let host = ["127.0.0.1", "0.0.0.0", "::"].contains(configuration.host) ? "localhost" : configuration.host
         let url = "\(scheme)://\(host):\(providerPort)"
@@ -58,7 +58,7 @@ struct QuickStart {
         let curlTLS = configuration.plaintext ? "--http2-prior-knowledge" : "--http2" + (caPath.map { " --cacert \($0)" } ?? "")
         let payload = #"{"aps":{"alert":{"title":"Hello","body":"from Herald"}}}"#
         return """
-            Herald gateway (\(configuration.environment)) — provider API \(url) (HTTP/2\(configuration.plaintext ? ", plaintext" : " over TLS")), console http://\(host):\(configuration.consolePort)
+            Herald gateway (\(configuration.environment)) — provider API \(url) (HTTP/2\(configuration.plaintext ? ", plaintext" : " over TLS")), console http://\(host):\(consolePort)
               CA to trust:  \(caPath ?? "(your own certificate)")
               Demo key:     \(keyPath)  (team \(Self.teamID), key \(keyID), all topics)
               Demo device:  \(deviceToken)  (topic \(Self.topic))

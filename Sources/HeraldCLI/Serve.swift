@@ -83,10 +83,17 @@ struct Serve: AsyncParsableCommand {
         configuration.deviceTokenBurst = deviceRateLimit * 2
 
         let gateway = try await Gateway.start(configuration: configuration, store: sqlite, dataDirectory: directory, logger: logger)
-        if !quiet {
-            let demo = try await QuickStart.prepare(directory: directory, store: sqlite, environment: environment)
-            printNow(demo.text(configuration: configuration, providerPort: gateway.providerPort, caPath: gateway.caCertificatePath))
+        let quickStart = quiet ? nil : try await QuickStart.prepare(directory: directory, store: sqlite, environment: environment)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await gateway.run() }
+            if let quickStart {
+                let consolePort = try await gateway.consolePort()
+                printNow(quickStart.text(
+                    configuration: configuration, providerPort: gateway.providerPort, consolePort: consolePort,
+                    caPath: gateway.caCertificatePath
+                ))
+            }
+            try await group.waitForAll()
         }
-        try await gateway.run()
     }
 }

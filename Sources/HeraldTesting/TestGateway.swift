@@ -4,7 +4,7 @@ public import HeraldClient
 public import HeraldGateway
 public import HeraldStore
 public import HeraldWire
-import Logging
+public import Logging
 import NIOCore
 
 /// A real gateway for tests: TLS + HTTP/2 on a free port, a temporary data directory, a manual clock,
@@ -49,6 +49,7 @@ public final class TestGateway: Sendable {
     /// Starts a gateway; `configure` adjusts the configuration (ports are always free ones).
     public static func start(
         store: (any Store)? = nil,
+        logger: Logger = Logger(label: "herald-test", factory: { _ in SwiftLogNoOpLogHandler() }),
         configure: (inout GatewayConfiguration) -> Void = { _ in }
     ) async throws -> TestGateway {
         let directory = DataDirectory(path: NSTemporaryDirectory() + "herald-test-\(UUID().uuidString)")
@@ -66,7 +67,7 @@ public final class TestGateway: Sendable {
             dataDirectory: directory,
             clock: clock,
             signals: [],
-            logger: Logger(label: "herald-test", factory: { _ in SwiftLogNoOpLogHandler() })
+            logger: logger
         )
         let running = Task { try await gateway.run() }
         let test = TestGateway(

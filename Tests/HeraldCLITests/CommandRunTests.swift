@@ -116,3 +116,38 @@ import Testing
         try await gateway.stop()
     }
 }
+
+/// `herald serve` as a process: it prints its quick start, serves, and stops cleanly on SIGTERM.
+@Suite struct ServeProcessTests {
+    @Test func serveAnswersAndStopsGracefullyOnSIGTERM() async throws {
+        let data = CommandRunTests.temporaryDirectory()
+        let process = Process()
+        process.executableURL = CommandRunTests.herald
+        process.arguments = ["serve", "--data-dir", data, "--provider-port", "0", "--console-port", "0", "--plaintext"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+
+        var text = ""
+        let deadline = Date().addingTimeInterval(20)
+        while !text.contains("Or with curl"), Date() < deadline {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        // The quick start's send line works as printed.
+        let sendLine = try #require(text.split(separator: "\n").first { $0.contains(" send --gateway ") })
+        let arguments = sendLine.split(separator: "|", maxSplits: 1)[1].split(separator: " ").dropFirst().map(String.init)
+        let sent = try CommandRunTests.run(arguments, input: #"{"aps":{"alert":"from the quick start"}}"#)
+        #expect(sent.output.contains("status: 200"), "\(sent.output) \(sent.error)")
+        #expect(text.contains("console http://localhost:") && !text.contains("console http://localhost:0\n"))
+
+        process.terminate()  // SIGTERM
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let store = try SQLiteStore(path: DataDirectory(path: data).storePath)
+        #expect(try await store.notificationCount() == 1)
+    }
+}
