@@ -4,28 +4,44 @@ public import Foundation
 public enum APNsID {
     /// The UUID in `text` when it is exactly the canonical 36-character form (either case), else nil.
     public static func parse(_ text: some StringProtocol) -> UUID? {
-        let utf8 = Array(text.utf8)
-        guard utf8.count == 36 else { return nil }
-        for (index, byte) in utf8.enumerated() {
-            switch index {
-            case 8, 13, 18, 23:
-                guard byte == UInt8(ascii: "-") else { return nil }
-            default:
-                guard byte.isHexDigit else { return nil }
+        var bytes = [UInt8](repeating: 0, count: 16)
+        var count = 0
+        var high: UInt8?
+        for (index, character) in text.utf8.enumerated() {
+            if index == 8 || index == 13 || index == 18 || index == 23 {
+                guard character == UInt8(ascii: "-") else { return nil }
+                continue
+            }
+            guard let nibble = hexValue(character), count < 16 else { return nil }
+            if let first = high {
+                bytes[count] = first << 4 | nibble
+                count += 1
+                high = nil
+            } else {
+                high = nibble
             }
         }
-        return UUID(uuidString: String(text))
+        guard count == 16, high == nil, text.utf8.count == 36 else { return nil }
+        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
     }
 
-    /// A new time-ordered UUID (version 7): 48 bits of milliseconds, then random bits.
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case 0x30...0x39: byte - 0x30
+        case 0x41...0x46: byte - 0x41 + 10
+        case 0x61...0x66: byte - 0x61 + 10
+        default: nil
+        }
+    }
+
+    /// A new time-ordered UUID (version 7): 48 bits of milliseconds, then 74 random bits.
     ///
     /// Ids the gateway makes sort by creation time, so the store's indexes grow at their end
     /// instead of touching a random page per notification.
     public static func generate(at date: Date = Date()) -> UUID {
-        var generator = SystemRandomNumberGenerator()
         let milliseconds = UInt64(max(0, date.timeIntervalSince1970 * 1000))
-        let random = generator.next() as UInt64
-        let moreRandom = generator.next() as UInt64
+        let (random, moreRandom) = RandomBits.next()
         let bytes: [UInt8] = [
             UInt8(truncatingIfNeeded: milliseconds >> 40), UInt8(truncatingIfNeeded: milliseconds >> 32),
             UInt8(truncatingIfNeeded: milliseconds >> 24), UInt8(truncatingIfNeeded: milliseconds >> 16),
@@ -42,6 +58,21 @@ public enum APNsID {
 
     /// The canonical lowercase text of a UUID, the form Herald sends in `apns-id` when it generates one.
     public static func format(_ id: UUID) -> String {
-        id.uuidString.lowercased()
+        let digits = Array("0123456789abcdef".utf8)
+        return withUnsafeBytes(of: id.uuid) { bytes in
+            String(unsafeUninitializedCapacity: 36) { out in
+                var position = 0
+                for (index, byte) in bytes.enumerated() {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        out[position] = UInt8(ascii: "-")
+                        position += 1
+                    }
+                    out[position] = digits[Int(byte >> 4)]
+                    out[position + 1] = digits[Int(byte & 0x0F)]
+                    position += 2
+                }
+                return position
+            }
+        }
     }
 }

@@ -87,9 +87,9 @@ public struct RequestHead: Sendable, Hashable {
             head.topic = text
         }
         if let text = fields[.authorization] {
-            let parts = text.split(separator: " ", maxSplits: 1)
-            if parts.count == 2, parts[0].lowercased() == "bearer" {
-                head.bearerToken = String(parts[1]).trimmingCharacters(in: .whitespaces)
+            let parts = text.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+            if parts.count == 2, parts[0].utf8.count == 6, parts[0].lowercased() == "bearer" {
+                head.bearerToken = String(parts[1].drop { $0 == " " })
             } else {
                 head.bearerToken = ""
             }
