@@ -27,11 +27,13 @@ final class Directory: Sendable {
         devices = ExpiringCache(timeToLive: timeToLive, limit: 1_000_000)
     }
 
-    func key(teamID: String, keyID: String, on eventLoop: any EventLoop) -> EventLoopFuture<ResolvedKey?> {
-        let name = KeyName(teamID: teamID, keyID: keyID)
-        if let cached = keys.value(for: name) {
-            return eventLoop.makeSucceededFuture(cached)
-        }
+    /// The key when the cache holds an answer (`.some(nil)`: known not to exist); nil when it must be loaded.
+    func cachedKey(teamID: String, keyID: String) -> ResolvedKey?? {
+        keys.value(for: KeyName(teamID: teamID, keyID: keyID))
+    }
+
+    /// Reads the key from the store and remembers the answer.
+    func loadKey(teamID: String, keyID: String, on eventLoop: any EventLoop) -> EventLoopFuture<ResolvedKey?> {
         let store = self.store
         return eventLoop.makeFutureWithTask {
             let resolved = try await store.key(teamID: teamID, keyID: keyID).flatMap { record in
@@ -39,15 +41,18 @@ final class Directory: Sendable {
                     ResolvedKey(record: record, publicKey: $0)
                 }
             }
-            self.keys.set(resolved, for: name)
+            self.keys.set(resolved, for: KeyName(teamID: teamID, keyID: keyID))
             return resolved
         }
     }
 
-    func device(_ token: DeviceToken, on eventLoop: any EventLoop) -> EventLoopFuture<DeviceRecord?> {
-        if let cached = devices.value(for: token) {
-            return eventLoop.makeSucceededFuture(cached)
-        }
+    /// The device when the cache holds an answer (`.some(nil)`: unknown token); nil when it must be loaded.
+    func cachedDevice(_ token: DeviceToken) -> DeviceRecord?? {
+        devices.value(for: token)
+    }
+
+    /// Reads the device from the store and remembers the answer.
+    func loadDevice(_ token: DeviceToken, on eventLoop: any EventLoop) -> EventLoopFuture<DeviceRecord?> {
         let store = self.store
         return eventLoop.makeFutureWithTask {
             let record = try await store.device(token)

@@ -10,9 +10,12 @@ import Synchronization
 /// Requests arriving while a transaction commits wait for the next one, so under load each commit
 /// carries many notifications and throughput does not depend on the disk's sync latency.
 final class NotificationWriter: Service, Sendable {
+    /// Called on the submitting event loop with nil once committed, or with the reason it was not.
+    typealias Completion = (Rejection?) -> Void
+
     private struct Pending {
         var notification: StoredNotification
-        var promise: EventLoopPromise<Void>
+        var completion: NIOLoopBound<Completion>
     }
 
     private struct State {
@@ -34,17 +37,18 @@ final class NotificationWriter: Service, Sendable {
         self.logger = logger
     }
 
-    /// Queues `notification`; the future succeeds once it is committed.
+    /// Queues `notification`; `completion` runs on `eventLoop` (the caller's) once it is committed.
     ///
-    /// Fails at once with `ServiceUnavailable` when the queue is full, or `Shutdown` once the writer stopped taking work.
-    func submit(_ notification: StoredNotification, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
-        let promise = eventLoop.makePromise(of: Void.self)
+    /// Answers at once with `ServiceUnavailable` when the queue is full, or `Shutdown` once the writer
+    /// stopped taking work.
+    func submit(_ notification: StoredNotification, on eventLoop: any EventLoop, completion: @escaping Completion) {
+        let pending = Pending(notification: notification, completion: NIOLoopBound(completion, eventLoop: eventLoop))
         let outcome: Result<CheckedContinuation<Void, Never>?, Rejection> = state.withLock { state in
             if state.closing { return .failure(Rejection(.shutdown, "the gateway is shutting down")) }
             if state.queue.count >= queueLimit {
                 return .failure(Rejection(.serviceUnavailable, "the store is not keeping up; retry later"))
             }
-            state.queue.append(Pending(notification: notification, promise: promise))
+            state.queue.append(pending)
             defer { state.waiter = nil }
             return .success(state.waiter)
         }
@@ -52,9 +56,8 @@ final class NotificationWriter: Service, Sendable {
         case .success(let waiter):
             waiter?.resume()
         case .failure(let rejection):
-            promise.fail(rejection)
+            completion(rejection)
         }
-        return promise.futureResult
     }
 
     func run() async throws {
@@ -117,17 +120,15 @@ final class NotificationWriter: Service, Sendable {
         }
     }
 
-    /// Completes each event loop's promises in one task on that loop, not one cross-thread hop per promise.
+    /// Runs each event loop's completions in one task on that loop, not one cross-thread hop per notification.
     private static func complete(_ batch: [Pending], failure: Rejection?) {
-        var byLoop: [ObjectIdentifier: [EventLoopPromise<Void>]] = [:]
+        var byLoop: [ObjectIdentifier: [Pending]] = [:]
         for pending in batch {
-            byLoop[ObjectIdentifier(pending.promise.futureResult.eventLoop), default: []].append(pending.promise)
+            byLoop[ObjectIdentifier(pending.completion.eventLoop), default: []].append(pending)
         }
-        for promises in byLoop.values {
-            promises[0].futureResult.eventLoop.execute {
-                for promise in promises {
-                    if let failure { promise.fail(failure) } else { promise.succeed() }
-                }
+        for group in byLoop.values {
+            group[0].completion.eventLoop.execute {
+                for pending in group { pending.completion.value(failure) }
             }
         }
     }

@@ -136,7 +136,7 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
         stream.submitted = true
         streams[id] = stream
         let request = ProviderRequest(headers: stream.headers, body: stream.body, bodyLength: stream.bodyLength)
-        processor.process(request, on: connection).assumeIsolated().whenSuccess { response in
+        processor.process(request, on: connection) { response in
             self.respond(id, response)
         }
     }

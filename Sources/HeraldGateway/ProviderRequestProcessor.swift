@@ -18,12 +18,31 @@ struct ProviderRequest {
 
 /// Applies APNs' rules to a request in APNs' order and answers with its status and reason:
 /// headers, authentication, payload, topic, device, rate limit, then a durable commit before 200.
+///
+/// The rules run synchronously against cached keys and devices; only a cache miss waits for the store
+/// (and then the rules run again with what was read), so a request costs no future on the common path.
 final class ProviderRequestProcessor: Sendable {
     /// What the authenticated caller may push to.
     private enum Grant {
         case key(ProviderKey)
         case certificate(ClientIdentity)
     }
+
+    /// Where evaluating a request ended.
+    private enum Evaluation {
+        case answer(ProviderResponse)
+        case store(StoredNotification)
+        case loadKey(teamID: String, keyID: String)
+        case loadDevice(DeviceToken)
+    }
+
+    /// Keys and devices read from the store for this request (they count even if the cache forgot them).
+    private struct Loaded {
+        var key: ResolvedKey??
+        var device: DeviceRecord??
+    }
+
+    typealias Answer = (ProviderResponse) -> Void
 
     private let configuration: GatewayConfiguration
     private let directory: Directory
@@ -44,7 +63,7 @@ final class ProviderRequestProcessor: Sendable {
     ) {
         self.configuration = configuration
         self.directory = directory
-        verifier = TokenVerifier(directory: directory, cacheLimit: configuration.verifiedTokenCacheLimit)
+        verifier = TokenVerifier(cacheLimit: configuration.verifiedTokenCacheLimit)
         rateLimiter = DeviceRateLimiter(
             ratePerSecond: configuration.deviceTokenRatePerSecond,
             burst: configuration.deviceTokenBurst
@@ -55,59 +74,77 @@ final class ProviderRequestProcessor: Sendable {
         self.logger = logger
     }
 
-    /// Answers `request`; must be called on `connection`'s event loop, and the future completes there.
-    func process(_ request: ProviderRequest, on connection: ProviderConnection) -> EventLoopFuture<ProviderResponse> {
+    /// Answers `request`; must be called on `connection`'s event loop, and `answer` runs there.
+    func process(_ request: ProviderRequest, on connection: ProviderConnection, answer: @escaping Answer) {
         let start = NIODeadline.now()
-        let eventLoop = connection.eventLoop
-        var apnsID = APNsID.generate()
-        let answer: EventLoopFuture<ProviderResponse>
-        if let reason = connection.drainReason {
-            answer = eventLoop.makeSucceededFuture(ProviderResponse(apnsID: apnsID, rejection: Rejection(reason, "the connection is closing")))
-        } else {
-            do {
-                let head = try RequestHead.parse(request.headers)
-                apnsID = head.apnsID ?? apnsID
-                answer = accept(head, request, apnsID: apnsID, connection: connection)
-            } catch {
-                answer = eventLoop.makeSucceededFuture(ProviderResponse(apnsID: apnsID, rejection: error))
-            }
-        }
-        let id = apnsID
-        return answer.assumeIsolated().flatMapErrorThrowing { error in
-            // Rejections travel as failures through the chain; anything else is our fault.
-            if let rejection = error as? Rejection {
-                return ProviderResponse(apnsID: id, rejection: rejection)
-            }
-            if let gone = error as? GoneRejection {
-                return ProviderResponse(apnsID: id, rejection: gone.rejection, timestamp: gone.timestamp)
-            }
-            self.logger.error("request failed unexpectedly", metadata: ["error": "\(error)"])
-            return ProviderResponse(apnsID: id, rejection: Rejection(.internalServerError))
-        }.map { response in
+        let finish: Answer = { response in
             connection.record(response.rejection)
             self.metrics.record(status: response.status, reason: response.rejection?.reason, since: start)
             if let rejection = response.rejection {
-                self.logger.debug("rejected", metadata: ["apns-id": "\(id)", "reason": "\(rejection)"])
+                self.logger.debug("rejected", metadata: ["apns-id": "\(APNsID.format(response.apnsID))", "reason": "\(rejection)"])
             }
-            return response
-        }.nonisolated()
+            answer(response)
+        }
+        run(request, connection: connection, apnsID: APNsID.generate(), loaded: Loaded(), finish: finish)
     }
 
-    private func accept(
-        _ head: RequestHead,
-        _ request: ProviderRequest,
-        apnsID: UUID,
-        connection: ProviderConnection
-    ) -> EventLoopFuture<ProviderResponse> {
-        authenticate(head, connection: connection).assumeIsolated().flatMapThrowing { grant in
+    private func run(_ request: ProviderRequest, connection: ProviderConnection, apnsID: UUID, loaded: Loaded, finish: @escaping Answer) {
+        var loaded = loaded
+        let eventLoop = connection.eventLoop
+        switch evaluate(request, connection: connection, generatedID: apnsID, loaded: loaded) {
+        case .answer(let response):
+            finish(response)
+        case .store(let notification):
+            let uniqueID = configuration.environment == .development ? notification.uniqueID : nil
+            writer.submit(notification, on: eventLoop) { failure in
+                finish(ProviderResponse(apnsID: notification.apnsID, uniqueID: failure == nil ? uniqueID : nil, rejection: failure))
+            }
+        case .loadKey(let teamID, let keyID):
+            directory.loadKey(teamID: teamID, keyID: keyID, on: eventLoop).assumeIsolated().whenComplete { result in
+                guard case .success(let key) = result else { return finish(self.storeFailure(apnsID, result)) }
+                loaded.key = .some(key)
+                self.run(request, connection: connection, apnsID: apnsID, loaded: loaded, finish: finish)
+            }
+        case .loadDevice(let token):
+            directory.loadDevice(token, on: eventLoop).assumeIsolated().whenComplete { result in
+                guard case .success(let device) = result else { return finish(self.storeFailure(apnsID, result)) }
+                loaded.device = .some(device)
+                self.run(request, connection: connection, apnsID: apnsID, loaded: loaded, finish: finish)
+            }
+        }
+    }
+
+    private func storeFailure<T>(_ apnsID: UUID, _ result: Result<T, any Error>) -> ProviderResponse {
+        if case .failure(let error) = result {
+            logger.error("store read failed", metadata: ["error": "\(error)"])
+        }
+        return ProviderResponse(apnsID: apnsID, rejection: Rejection(.internalServerError, "the store cannot be read"))
+    }
+
+    /// Every rule, in order, using only what is cached or already loaded.
+    private func evaluate(_ request: ProviderRequest, connection: ProviderConnection, generatedID: UUID, loaded: Loaded) -> Evaluation {
+        var apnsID = generatedID
+        do throws(Rejection) {
+            if let reason = connection.drainReason { throw Rejection(reason, "the connection is closing") }
+            let head = try RequestHead.parse(request.headers)
+            apnsID = head.apnsID ?? generatedID
+            let grant: Grant
+            switch try authenticate(head, connection: connection, loaded: loaded) {
+            case .granted(let granted): grant = granted
+            case .needsKey(let teamID, let keyID): return .loadKey(teamID: teamID, keyID: keyID)
+            }
             let pushType = head.effectivePushType
             if request.bodyLength > pushType.maximumPayloadSize {
                 throw Rejection(.payloadTooLarge, "payload is \(request.bodyLength) bytes; the limit for \(pushType) is \(pushType.maximumPayloadSize)")
             }
             let payload = Data(request.body.readableBytesView)
             _ = try PayloadCheck.check(payload, pushType: pushType)
-            let (topic, bundleID) = try self.resolveTopic(head, grant: grant)
-            return StoredNotification(
+            let (topic, bundleID) = try resolveTopic(head, grant: grant)
+            guard let device = loaded.device ?? directory.cachedDevice(head.deviceToken) else {
+                return .loadDevice(head.deviceToken)
+            }
+            try checkDevice(device, token: head.deviceToken, topic: topic, bundleID: bundleID, pushType: pushType)
+            return .store(StoredNotification(
                 apnsID: apnsID,
                 uniqueID: APNsID.generate(),
                 deviceToken: head.deviceToken,
@@ -118,45 +155,38 @@ final class ProviderRequestProcessor: Sendable {
                 expiration: head.expiration,
                 collapseID: head.collapseID,
                 payload: payload,
-                receivedAt: self.clock.now()
-            )
-        }.flatMap { notification in
-            self.directory.device(notification.deviceToken, on: connection.eventLoop).assumeIsolated().flatMapThrowing { device in
-                try self.checkDevice(device, for: notification)
-                return notification
-            }.nonisolated()
-        }.flatMap { notification in
-            self.writer.submit(notification, on: connection.eventLoop).map {
-                ProviderResponse(
-                    apnsID: apnsID,
-                    uniqueID: self.configuration.environment == .development ? notification.uniqueID : nil
-                )
-            }
-        }.nonisolated()
+                receivedAt: clock.now()
+            ))
+        } catch {
+            return .answer(ProviderResponse(apnsID: apnsID, rejection: error, timestamp: error.timestamp))
+        }
     }
 
-    private func authenticate(_ head: RequestHead, connection: ProviderConnection) -> EventLoopFuture<Grant> {
-        let eventLoop = connection.eventLoop
-        do {
-            if let identity = try connection.clientIdentity() {
-                if identity.topics.isEmpty {
-                    throw Rejection(.badCertificate, "the client certificate names no topic")
-                }
-                if let environment = identity.environment, environment != configuration.environment {
-                    throw Rejection(.badCertificateEnvironment, "the certificate is for \(environment), this gateway is \(configuration.environment)")
-                }
-                return eventLoop.makeSucceededFuture(.certificate(identity))
+    private enum Authentication {
+        case granted(Grant)
+        case needsKey(teamID: String, keyID: String)
+    }
+
+    private func authenticate(_ head: RequestHead, connection: ProviderConnection, loaded: Loaded) throws(Rejection) -> Authentication {
+        if let identity = try connection.clientIdentity() {
+            if identity.topics.isEmpty {
+                throw Rejection(.badCertificate, "the client certificate names no topic")
             }
-        } catch {
-            return eventLoop.makeFailedFuture(error)
+            if let environment = identity.environment, environment != configuration.environment {
+                throw Rejection(.badCertificateEnvironment, "the certificate is for \(environment), this gateway is \(configuration.environment)")
+            }
+            return .granted(.certificate(identity))
         }
         guard let jwt = head.bearerToken else {
-            return eventLoop.makeFailedFuture(Rejection(.missingProviderToken, "send authorization: bearer <provider token>"))
+            throw Rejection(.missingProviderToken, "send authorization: bearer <provider token>")
         }
-        return verifier.verify(jwt, on: eventLoop).assumeIsolated().flatMapThrowing { token, key in
-            try connection.auth.admit(jwt: jwt, token: token, key: key, environment: self.configuration.environment, now: self.clock.now())
-            return Grant.key(key)
-        }.nonisolated()
+        let token = try verifier.parse(jwt)
+        guard let key = loaded.key ?? directory.cachedKey(teamID: token.teamID, keyID: token.keyID) else {
+            return .needsKey(teamID: token.teamID, keyID: token.keyID)
+        }
+        let record = try verifier.check(jwt, token, key: key)
+        try connection.auth.admit(jwt: jwt, token: token, key: record, environment: configuration.environment, now: clock.now())
+        return .granted(.key(record))
     }
 
     /// The request's topic and the app it addresses, after checking the caller may push there.
@@ -199,25 +229,25 @@ final class ProviderRequestProcessor: Sendable {
         }
     }
 
-    private func checkDevice(_ device: DeviceRecord?, for notification: StoredNotification) throws {
+    private func checkDevice(
+        _ device: DeviceRecord?,
+        token: DeviceToken,
+        topic: String,
+        bundleID: String,
+        pushType: PushType
+    ) throws(Rejection) {
         guard let device, device.environment == configuration.environment else {
             throw Rejection(.badDeviceToken, "no device with this token in the \(configuration.environment) environment")
         }
         if let retiredAt = device.retiredAt {
             let reason: APNsReason = device.retirement == .expired ? .expiredToken : .unregistered
-            throw GoneRejection(rejection: Rejection(reason), timestamp: Int64(retiredAt.timeIntervalSince1970 * 1000))
+            throw Rejection(reason, "the token stopped being valid", timestamp: Int64(retiredAt.timeIntervalSince1970 * 1000))
         }
-        guard device.topic == notification.bundleID, notification.topic == device.topic + notification.pushType.topicSuffix else {
+        guard device.topic == bundleID, topic == device.topic + pushType.topicSuffix else {
             throw Rejection(.deviceTokenNotForTopic, "the device token belongs to another app")
         }
-        guard rateLimiter.admit(notification.deviceToken) else {
+        guard rateLimiter.admit(token) else {
             throw Rejection(.tooManyRequests, "too many notifications for one device token")
         }
     }
-}
-
-/// A 410 answer: the token is gone, and since when.
-struct GoneRejection: Error {
-    var rejection: Rejection
-    var timestamp: Int64
 }

@@ -1,48 +1,47 @@
-import Foundation
 import HeraldStore
 import HeraldWire
 import NIOCore
 
-/// Turns a bearer token into its key, checking the signature once per distinct token.
+/// Parses bearer tokens and checks their signatures, each distinct token once.
 final class TokenVerifier: Sendable {
     private struct Verified: Sendable {
         var token: ProviderToken
-        var publicKeyPEM: String
+        /// The key the signature was checked against; a replaced key is checked again.
+        var publicKeyPEM: String?
     }
 
-    private let directory: Directory
     private let verified: ExpiringCache<String, Verified>
 
-    init(directory: Directory, cacheLimit: Int) {
-        self.directory = directory
+    init(cacheLimit: Int) {
         // A token lives an hour at most; remembering it longer than that is never useful.
         verified = ExpiringCache(timeToLive: .hours(1), limit: cacheLimit)
     }
 
-    /// Parses `jwt`, finds its key and verifies its signature (or recalls that it did).
+    /// The token's header and claims, parsed once per distinct token.
     ///
-    /// The future fails with ``Rejection`` `InvalidProviderToken` (malformed, unknown key, bad signature)
-    /// or `Forbidden` (revoked key).
-    func verify(_ jwt: String, on eventLoop: any EventLoop) -> EventLoopFuture<(ProviderToken, ProviderKey)> {
-        let cached = verified.value(for: jwt)
-        let token: ProviderToken
-        do {
-            token = try cached?.token ?? ProviderToken.parse(jwt)
-        } catch {
-            return eventLoop.makeFailedFuture(error)
+    /// - Throws: ``Rejection`` `InvalidProviderToken` when it is not an ES256 JWT with `kid`, `iss` and `iat`.
+    func parse(_ jwt: String) throws(Rejection) -> ProviderToken {
+        if let cached = verified.value(for: jwt) { return cached.token }
+        let token = try ProviderToken.parse(jwt)
+        verified.set(Verified(token: token, publicKeyPEM: nil), for: jwt)
+        return token
+    }
+
+    /// Checks `token` against the key it names, doing ECDSA only the first time for a token and key.
+    ///
+    /// - Returns: The key's record.
+    /// - Throws: ``Rejection`` `InvalidProviderToken` (unknown key, bad signature) or `Forbidden` (revoked key).
+    func check(_ jwt: String, _ token: ProviderToken, key: ResolvedKey?) throws(Rejection) -> ProviderKey {
+        guard let key else {
+            throw Rejection(.invalidProviderToken, "no key \(token.keyID) for team \(token.teamID)")
         }
-        return directory.key(teamID: token.teamID, keyID: token.keyID, on: eventLoop).flatMapThrowing { resolved in
-            guard let resolved else {
-                throw Rejection(.invalidProviderToken, "no key \(token.keyID) for team \(token.teamID)")
-            }
-            if resolved.record.revokedAt != nil {
-                throw Rejection(.forbidden, "key \(token.keyID) has been revoked")
-            }
-            if cached?.publicKeyPEM != resolved.record.publicKeyPEM {
-                try token.verify(with: resolved.publicKey)
-                self.verified.set(Verified(token: token, publicKeyPEM: resolved.record.publicKeyPEM), for: jwt)
-            }
-            return (token, resolved.record)
+        if key.record.revokedAt != nil {
+            throw Rejection(.forbidden, "key \(token.keyID) has been revoked")
         }
+        if verified.value(for: jwt)?.publicKeyPEM != key.record.publicKeyPEM {
+            try token.verify(with: key.publicKey)
+            verified.set(Verified(token: token, publicKeyPEM: key.record.publicKeyPEM), for: jwt)
+        }
+        return key.record
     }
 }

@@ -1,21 +1,5 @@
 public import struct Foundation.Data
 
-/// A request that APNs refuses: the reason it answers with and, for people, what exactly was wrong.
-public struct Rejection: Error, Hashable, Sendable, CustomStringConvertible {
-    public var reason: APNsReason
-    /// A sentence for logs and CLI output; never contains tokens, JWTs or payload text.
-    public var detail: String
-
-    public init(_ reason: APNsReason, _ detail: String = "") {
-        self.reason = reason
-        self.detail = detail
-    }
-
-    public var description: String {
-        detail.isEmpty ? reason.rawValue : "\(reason.rawValue): \(detail)"
-    }
-}
-
 /// Checks a notification payload the way APNs does: size, JSON shape, the types of `aps` keys
 /// and whether the payload fits its push type.
 public enum PayloadCheck {

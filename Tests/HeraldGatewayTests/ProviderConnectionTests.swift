@@ -34,7 +34,7 @@ import Testing
     }
 
     @Test func idleConnectionsGetGoAwayIdleTimeout() async throws {
-        let gateway = try await TestGateway.start { $0.idleTimeout = .milliseconds(300) }
+        let gateway = try await TestGateway.start { $0.idleTimeout = .seconds(1) }
         let connection = try await gateway.connect()
         #expect(try await connection.send(try await gateway.push()).status == 200)
         await connection.waitUntilClosed()
