@@ -65,6 +65,7 @@ public final class Gateway: Sendable {
             store: store,
             batchLimit: configuration.writeBatchLimit,
             queueLimit: configuration.writeQueueLimit,
+            metrics: metrics,
             logger: logger
         )
         let processor = ProviderRequestProcessor(
@@ -94,7 +95,10 @@ public final class Gateway: Sendable {
         // Services stop in reverse order: the provider API drains first, the writer commits last.
         let group = ServiceGroup(
             configuration: .init(
-                services: [.init(service: writer), .init(service: console), .init(service: provider)],
+                services: [
+                    .init(service: StoreMaintenance(store: store, interval: .milliseconds(200), logger: logger)),
+                    .init(service: writer), .init(service: console), .init(service: provider),
+                ],
                 gracefulShutdownSignals: signals,
                 logger: logger
             )

@@ -8,31 +8,63 @@ public final class GatewayMetrics: Sendable {
     private let accepted: Counter
     private let latency: DurationHistogram
     private let openConnections: Gauge
+    private let commitDuration: DurationHistogram
+    private let batchSize: ValueHistogram
+
+    private static var rejectedName: MetricNameDescriptor {
+        MetricNameDescriptor(
+        namespace: "herald", metricName: "notifications_rejected", unitName: "total",
+            helpText: "Provider requests answered with an error, by APNs reason."
+        )
+    }
 
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
-        accepted = registry.makeCounter(name: "herald_notifications_accepted_total", help: "Notifications answered 200 (committed to the store).")
+        accepted = registry.makeCounter(descriptor: MetricNameDescriptor(
+            namespace: "herald", metricName: "notifications_accepted", unitName: "total",
+            helpText: "Notifications answered 200 (committed to the store)."
+        ))
         latency = registry.makeDurationHistogram(
-            name: "herald_provider_request_duration_seconds",
+            descriptor: MetricNameDescriptor(
+                namespace: "herald", subsystem: "provider", metricName: "request_duration", unitName: "seconds",
+                helpText: "Time from a provider request's last byte to its answer."
+            ),
             buckets: [.microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5),
-                      .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(500), .seconds(1)],
-            help: "Time from a provider request's last byte to its response."
+                      .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(500), .seconds(1)]
         )
-        openConnections = registry.makeGauge(name: "herald_provider_open_connections", help: "Open provider API connections.")
+        openConnections = registry.makeGauge(descriptor: MetricNameDescriptor(
+            namespace: "herald", subsystem: "provider", metricName: "open", unitName: "connections",
+            helpText: "Open provider API connections."
+        ))
+        commitDuration = registry.makeDurationHistogram(
+            descriptor: MetricNameDescriptor(
+                namespace: "herald", subsystem: "store", metricName: "commit_duration", unitName: "seconds",
+                helpText: "Time to commit one batch of notifications to the store."
+            ),
+            buckets: [.microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5),
+                      .milliseconds(10), .milliseconds(25), .milliseconds(100), .seconds(1)]
+        )
+        batchSize = registry.makeValueHistogram(
+            descriptor: MetricNameDescriptor(
+                namespace: "herald", subsystem: "store", metricName: "commit_batch", unitName: "notifications",
+                helpText: "Notifications per store commit."
+            ),
+            buckets: [1, 4, 16, 64, 256, 1024, 4096]
+        )
     }
 
     func record(status: Int, reason: APNsReason?, since start: NIODeadline) {
-        let elapsed = NIODeadline.now() - start
-        latency.record(.nanoseconds(elapsed.nanoseconds))
+        latency.record(.nanoseconds((NIODeadline.now() - start).nanoseconds))
         if let reason {
-            registry.makeCounter(
-                name: "herald_notifications_rejected_total",
-                labels: [("reason", reason.rawValue)],
-                help: "Provider requests answered with an error, by APNs reason."
-            ).increment()
+            registry.makeCounter(descriptor: Self.rejectedName, labels: [("reason", reason.rawValue)]).increment()
         } else {
             accepted.increment()
         }
+    }
+
+    func recordCommit(count: Int, since start: NIODeadline) {
+        commitDuration.record(.nanoseconds((NIODeadline.now() - start).nanoseconds))
+        batchSize.record(Double(count))
     }
 
     func connectionOpened() { openConnections.increment() }

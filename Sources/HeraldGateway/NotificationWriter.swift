@@ -28,10 +28,12 @@ final class NotificationWriter: Service, Sendable {
     private let store: any Store
     private let batchLimit: Int
     private let queueLimit: Int
+    private let metrics: GatewayMetrics
     private let logger: Logger
 
-    init(store: any Store, batchLimit: Int, queueLimit: Int, logger: Logger) {
+    init(store: any Store, batchLimit: Int, queueLimit: Int, metrics: GatewayMetrics, logger: Logger) {
         self.store = store
+        self.metrics = metrics
         self.batchLimit = batchLimit
         self.queueLimit = queueLimit
         self.logger = logger
@@ -112,7 +114,9 @@ final class NotificationWriter: Service, Sendable {
 
     private func commit(_ batch: [Pending]) async {
         do {
+            let start = NIODeadline.now()
             try await store.insertNotifications(batch.map(\.notification))
+            metrics.recordCommit(count: batch.count, since: start)
             Self.complete(batch, failure: nil)
         } catch {
             logger.error("store commit failed", metadata: ["count": "\(batch.count)", "error": "\(error.code): \(error.message)"])

@@ -15,8 +15,12 @@ struct ProviderResponse: Sendable {
     var status: Int { rejection?.reason.status ?? 200 }
 
     var headers: HPACKHeaders {
-        var headers: HPACKHeaders = [":status": String(status), "apns-id": APNsID.format(apnsID)]
-        if let uniqueID { headers.add(name: "apns-unique-id", value: APNsID.format(uniqueID)) }
+        // Ids never repeat: adding them to the HPACK tables would only evict useful entries.
+        var headers = HPACKHeaders()
+        headers.reserveCapacity(4)
+        headers.add(name: ":status", value: status == 200 ? "200" : String(status))
+        headers.add(name: "apns-id", value: APNsID.format(apnsID), indexing: .nonIndexable)
+        if let uniqueID { headers.add(name: "apns-unique-id", value: APNsID.format(uniqueID), indexing: .nonIndexable) }
         if rejection != nil { headers.add(name: "content-type", value: "application/json") }
         return headers
     }

@@ -8,6 +8,8 @@ public import HeraldWire
 /// survives a crash of the process or the machine.
 public final class SQLiteStore: Store {
     private let pool: DatabasePool
+    /// A connection of its own for WAL checkpoints, so they never run inside a commit.
+    private let checkpointer: DatabaseQueue
 
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
     ///
@@ -18,10 +20,15 @@ public final class SQLiteStore: Store {
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
             try db.execute(sql: "PRAGMA cache_size = -65536")  // 64 MiB: keep index pages in memory
+            // Commits never checkpoint; maintain() does, on its own connection.
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
         }
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
             try Self.migrator.migrate(pool)
+            var checkpointConfiguration = Configuration()
+            checkpointConfiguration.busyMode = .timeout(10)
+            checkpointer = try DatabaseQueue(path: path, configuration: checkpointConfiguration)
         } catch {
             throw StoreError(.unavailable, "cannot open the SQLite store at \(path)", underlying: error)
         }
@@ -231,6 +238,16 @@ public final class SQLiteStore: Store {
             payload: row["payload"],
             receivedAt: Date(timeIntervalSince1970: row["received_at"])
         )
+    }
+
+    /// Copies committed pages from the write-ahead log into the database without waiting for readers or
+    /// writers (a passive checkpoint), so the log stays short and commits stay fast.
+    public func maintain() async throws(StoreError) {
+        do {
+            _ = try await checkpointer.writeWithoutTransaction { db in try db.checkpoint(.passive) }
+        } catch {
+            throw StoreError(.unavailable, "cannot checkpoint the write-ahead log", underlying: error)
+        }
     }
 
     public func notificationCount() async throws(StoreError) -> Int {

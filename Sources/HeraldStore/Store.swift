@@ -23,6 +23,14 @@ public protocol Store: Sendable {
     /// The notification with this `apns-id` or `apns-unique-id`.
     func notification(id: UUID) async throws(StoreError) -> StoredNotification?
     func notificationCount() async throws(StoreError) -> Int
+
+    /// Housekeeping the gateway runs every few hundred milliseconds, off the path of requests
+    /// (SQLite: checkpoint the write-ahead log, so commits never stall doing it).
+    func maintain() async throws(StoreError)
+}
+
+extension Store {
+    public func maintain() async throws(StoreError) {}
 }
 
 /// A failure of the store, converted once at the store boundary.

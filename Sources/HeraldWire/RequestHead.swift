@@ -111,7 +111,12 @@ public struct RequestHead: Sendable, Hashable {
         var values = [String?](repeating: nil, count: names.count)
 
         static func index(of name: String) -> Int? {
-            names.firstIndex(of: name)
+            // Most headers a request carries are ones APNs reads; compare lengths before bytes.
+            let length = name.utf8.count
+            for (index, candidate) in names.enumerated() where candidate.utf8.count == length && candidate == name {
+                return index
+            }
+            return nil
         }
 
         subscript(name: Name) -> String? { values[name.rawValue] }
