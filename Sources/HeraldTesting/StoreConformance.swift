@@ -71,6 +71,8 @@ public enum StoreConformance {
         }
         #expect(try await store.notification(id: UUID()) == nil)
         try await store.insertNotifications([])
+        try await store.maintain()
         #expect(try await store.notificationCount() == before + 250)
+        #expect(try await store.notification(id: batch[100].uniqueID) == batch[100])
     }
 }
