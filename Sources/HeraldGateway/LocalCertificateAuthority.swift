@@ -41,20 +41,16 @@ public struct LocalCertificateAuthority: Sendable {
             OrganizationName("Herald")
             CommonName("Herald local CA \(Int(Date().timeIntervalSince1970))")
         }
-        let certificate = try Certificate(
-            version: .v3,
-            serialNumber: Certificate.SerialNumber(),
-            publicKey: .init(key.publicKey),
-            notValidBefore: Date().addingTimeInterval(-3600),
-            notValidAfter: Date().addingTimeInterval(10 * 365 * 86400),
-            issuer: name,
+        let certificate = try Self.certificate(
+            for: key,
             subject: name,
-            signatureAlgorithm: .ecdsaWithSHA256,
+            issuer: name,
+            signedBy: key,
+            validForYears: 10,
             extensions: try Certificate.Extensions {
                 Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
                 Critical(KeyUsage(digitalSignature: true, keyCertSign: true, cRLSign: true))
-            },
-            issuerPrivateKey: .init(key)
+            }
         )
         try DataDirectory.writeSecret(Data(key.pemRepresentation.utf8), to: caKeyPath)
         try DataDirectory.writePublic(Data(try certificate.serializeAsPEM().pemString.utf8), to: caCertificatePath)
@@ -113,19 +109,32 @@ public struct LocalCertificateAuthority: Sendable {
     private func issue(subject: DistinguishedName, extensions: Certificate.Extensions) throws -> (Certificate, P256.Signing.PrivateKey) {
         let (authority, authorityKey) = try loadAuthority()
         let key = P256.Signing.PrivateKey()
-        let certificate = try Certificate(
+        let certificate = try Self.certificate(
+            for: key, subject: subject, issuer: authority.subject, signedBy: authorityKey, validForYears: 2, extensions: extensions
+        )
+        return (certificate, key)
+    }
+
+    private static func certificate(
+        for key: P256.Signing.PrivateKey,
+        subject: DistinguishedName,
+        issuer: DistinguishedName,
+        signedBy issuerKey: P256.Signing.PrivateKey,
+        validForYears years: Double,
+        extensions: Certificate.Extensions
+    ) throws -> Certificate {
+        try Certificate(
             version: .v3,
             serialNumber: Certificate.SerialNumber(),
             publicKey: .init(key.publicKey),
-            notValidBefore: Date().addingTimeInterval(-3600),
-            notValidAfter: Date().addingTimeInterval(2 * 365 * 86400),
-            issuer: authority.subject,
+            notValidBefore: Date().addingTimeInterval(-3600),  // tolerate clocks a little behind
+            notValidAfter: Date().addingTimeInterval(years * 365 * 86400),
+            issuer: issuer,
             subject: subject,
             signatureAlgorithm: .ecdsaWithSHA256,
             extensions: extensions,
-            issuerPrivateKey: .init(authorityKey)
+            issuerPrivateKey: .init(issuerKey)
         )
-        return (certificate, key)
     }
 
     static func ipAddressBytes(_ text: String) -> [UInt8]? {

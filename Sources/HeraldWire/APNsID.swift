@@ -12,7 +12,7 @@ public enum APNsID {
                 guard character == UInt8(ascii: "-") else { return nil }
                 continue
             }
-            guard let nibble = hexValue(character), count < 16 else { return nil }
+            guard let nibble = character.hexValue, count < 16 else { return nil }
             if let first = high {
                 bytes[count] = first << 4 | nibble
                 count += 1
@@ -24,15 +24,6 @@ public enum APNsID {
         guard count == 16, high == nil, text.utf8.count == 36 else { return nil }
         return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
                            bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case 0x30...0x39: byte - 0x30
-        case 0x41...0x46: byte - 0x41 + 10
-        case 0x61...0x66: byte - 0x61 + 10
-        default: nil
-        }
     }
 
     /// A new time-ordered UUID (version 7): 48 bits of milliseconds, then 74 random bits.

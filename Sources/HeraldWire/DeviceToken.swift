@@ -32,9 +32,17 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible {
 }
 
 extension UInt8 {
-    var isHexDigit: Bool {
-        (0x30...0x39).contains(self) || (0x41...0x46).contains(self) || (0x61...0x66).contains(self)
+    /// The value of this ASCII hex digit (either case), or nil.
+    var hexValue: UInt8? {
+        switch self {
+        case 0x30...0x39: self - 0x30
+        case 0x41...0x46: self - 0x41 + 10
+        case 0x61...0x66: self - 0x61 + 10
+        default: nil
+        }
     }
+
+    var isHexDigit: Bool { hexValue != nil }
 }
 
 extension Sequence<UInt8> {

@@ -147,20 +147,11 @@ public struct JSONParser {
     private mutating func parseHex4() throws(SyntaxError) -> UInt32 {
         var value: UInt32 = 0
         for _ in 0..<4 {
-            guard let byte = current, let digit = Self.hexValue(byte) else { throw SyntaxError(offset: index) }
+            guard let digit = current?.hexValue else { throw SyntaxError(offset: index) }
             value = value << 4 | UInt32(digit)
             index += 1
         }
         return value
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case 0x30...0x39: byte - 0x30
-        case 0x41...0x46: byte - 0x41 + 10
-        case 0x61...0x66: byte - 0x61 + 10
-        default: nil
-        }
     }
 
     private mutating func parseNumber() throws(SyntaxError) -> JSONValue {
