@@ -47,7 +47,7 @@ public struct GatewayConfiguration: Sendable {
     public var maximumFrameSize = 16_384
     public var maximumHeaderListSize = 16_384
     public var headerTableSize = 4096
-    /// How long graceful shutdown waits for open requests before closing connections anyway.
+    /// How long a closing connection (shutdown, idle, too many errors) waits for its open requests.
     public var shutdownGracePeriod = TimeAmount.seconds(10)
 
     public init() {}

@@ -59,7 +59,6 @@ final class ProviderConnection {
         }
     }
 
-    var hasOpenStreams: Bool { activeStreams > 0 }
 
     /// Bookkeeping after each answer: raise the stream limit after the first success, lower it after an
     /// authentication failure, and close the connection once its error budget is spent.
@@ -113,6 +112,10 @@ final class ProviderConnection {
         channel.writeAndFlush(goAway(lastStreamID: highestStreamID, reason: drainReason), promise: nil)
         if activeStreams == 0 {
             channel.close(promise: nil)
+        } else {
+            // Streams that do not finish in time (a client that never sends the rest) lose the connection.
+            let channel = self.channel
+            eventLoop.scheduleTask(in: configuration.shutdownGracePeriod) { channel.close(promise: nil) }
         }
     }
 

@@ -111,7 +111,7 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         switch event {
         case is IdleStateHandler.IdleStateEvent:
-            if !connection.hasOpenStreams { connection.startDraining(.idleTimeout) }
+            connection.startDraining(.idleTimeout)
         case let closed as StreamClosedEvent:
             // The HTTP/2 layer closed a stream we still held (a protocol error on it): forget it.
             if streams.removeValue(forKey: closed.streamID) != nil { connection.streamClosed() }

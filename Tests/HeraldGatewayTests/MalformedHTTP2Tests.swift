@@ -2,6 +2,7 @@ import Foundation
 import HeraldClient
 import HeraldGateway
 import HeraldTesting
+import NIOCore
 import Testing
 
 /// Hostile HTTP/2 is bounded by limits: the offending connection closes, the gateway keeps serving.
@@ -80,5 +81,20 @@ import Testing
         _ = try await expectConnectionClosed { raw, _ in
             try await raw.write(Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8) + [UInt8](repeating: 0xFF, count: 100))
         }
+    }
+
+    /// A client that opens a request and never finishes it cannot keep its connection forever.
+    @Test func aStreamThatNeverEndsCannotHoldTheConnectionOpen() async throws {
+        let gateway = try await TestGateway.start {
+            $0.plaintext = true
+            $0.idleTimeout = .seconds(1)
+            $0.shutdownGracePeriod = .milliseconds(500)
+        }
+        let raw = try await Raw.connect(port: gateway.gateway.providerPort)
+        try await raw.write(Raw.frame(type: 0x1, flags: 0x4, stream: 1, payload: Raw.requestHeaders(path: "/3/device/\(try await gateway.issueToken())")))
+        let bytes = try #require(try await raw.bytesUntilClosed(timeout: .seconds(10)), "the stalled connection stayed open")
+        #expect(Raw.goAwayErrorCode(in: bytes) == 0)  // NO_ERROR, with {"reason":"IdleTimeout"}
+        #expect(String(decoding: bytes.readableBytesView, as: UTF8.self).contains(#"{"reason":"IdleTimeout"}"#))
+        try await gateway.stop()
     }
 }
