@@ -55,9 +55,10 @@ public final class APNsConnection: Sendable {
         let port = url.port ?? (scheme == "https" ? 443 : 80)
         let tls = scheme == "https" ? try makeTLSContext(trusting: caPath, clientCertificate: clientCertificate) : nil
         let observer = ConnectionObserver()
-        let serverHostname = host.first?.isNumber == true || host.contains(":") ? nil : host
+        // SNI carries host names only, never IP addresses (RFC 6066 §3).
+        let serverHostname = (try? SocketAddress(ipAddress: host, port: 0)) == nil ? host : nil
         let (channel, multiplexer) = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connectTimeout(.nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000))
+            .connectTimeout(TimeAmount(timeout))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .connect(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -162,8 +163,7 @@ public final class APNsConnection: Sendable {
             promise.fail(error)
             throw APNsConnectionError("cannot open a stream: \(error)")
         }
-        let nanoseconds = deadline.components.seconds * 1_000_000_000 + deadline.components.attoseconds / 1_000_000_000
-        let timeout = stream.eventLoop.scheduleTask(in: .nanoseconds(nanoseconds)) {
+        let timeout = stream.eventLoop.scheduleTask(in: TimeAmount(deadline)) {
             promise.fail(APNsConnectionError("no answer within \(deadline)"))
             stream.close(promise: nil)
         }
@@ -206,6 +206,13 @@ public struct APNsPendingRequest: Sendable {
             stream.writeAndFlush(HTTP2Frame.FramePayload.data(.init(data: .byteBuffer(buffer), endStream: true)), promise: nil)
         }
         return try await response.get()
+    }
+}
+
+extension TimeAmount {
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 }
 

@@ -24,16 +24,22 @@ final class DeviceRateLimiter: Sendable {
     func admit(_ token: DeviceToken, now: NIODeadline = .now()) -> Bool {
         buckets.withLock { buckets in
             if buckets.count >= Self.bucketLimit, buckets[token] == nil {
-                buckets.removeAll(keepingCapacity: true)
+                // Buckets that have refilled hold no debt; forgetting them changes nothing.
+                buckets = buckets.filter { self.refilled($0.value, at: now) < burst }
+                if buckets.count >= Self.bucketLimit { buckets.remove(at: buckets.startIndex) }
             }
             var bucket = buckets[token] ?? Bucket(tokens: burst, updated: now)
-            let elapsed = Double((now - bucket.updated).nanoseconds) / 1e9
-            bucket.tokens = min(burst, bucket.tokens + max(0, elapsed) * ratePerSecond)
+            bucket.tokens = refilled(bucket, at: now)
             bucket.updated = now
             let admitted = bucket.tokens >= 1
             if admitted { bucket.tokens -= 1 }
             buckets[token] = bucket
             return admitted
         }
+    }
+
+    private func refilled(_ bucket: Bucket, at now: NIODeadline) -> Double {
+        let elapsed = Double((now - bucket.updated).nanoseconds) / 1e9
+        return min(burst, bucket.tokens + max(0, elapsed) * ratePerSecond)
     }
 }

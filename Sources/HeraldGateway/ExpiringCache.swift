@@ -26,17 +26,17 @@ final class ExpiringCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         }
     }
 
+    /// Remembers `value`; when full, expired entries go first, then arbitrary ones, never all at once.
     func set(_ value: Value, for key: Key) {
-        let expires = NIODeadline.now() + timeToLive
+        let now = NIODeadline.now()
         entries.withLock { entries in
             if entries.count >= limit, entries[key] == nil {
-                entries.removeAll(keepingCapacity: true)
+                entries = entries.filter { $0.value.expires > now }
+                if entries.count >= limit {
+                    entries.remove(at: entries.startIndex)
+                }
             }
-            entries[key] = Entry(value: value, expires: expires)
+            entries[key] = Entry(value: value, expires: now + timeToLive)
         }
-    }
-
-    func removeValue(for key: Key) {
-        _ = entries.withLock { $0.removeValue(forKey: key) }
     }
 }

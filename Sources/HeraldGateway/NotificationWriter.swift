@@ -63,17 +63,17 @@ final class NotificationWriter: Service, Sendable {
     }
 
     func run() async throws {
-        await withGracefulShutdownHandler {
-            while let batch = await nextBatch() {
-                await commit(batch)
+        // Graceful shutdown and cancellation both stop intake; what is queued is still committed.
+        await withTaskCancellationHandler {
+            await withGracefulShutdownHandler {
+                while let batch = await nextBatch() {
+                    await commit(batch)
+                }
+            } onGracefulShutdown: {
+                self.close()
             }
-        } onGracefulShutdown: {
-            let waiter = self.state.withLock { state in
-                state.closing = true
-                defer { state.waiter = nil }
-                return state.waiter
-            }
-            waiter?.resume()
+        } onCancel: {
+            self.close()
         }
     }
 

@@ -14,7 +14,6 @@ final class ProviderConnection {
     var auth = ConnectionAuthState()
     /// Set once the connection is closing: requests that complete from then on are refused with it.
     private(set) var drainReason: APNsReason?
-    private var finalGoAwaySent = false
     private var activeStreams = 0
     private var highestStreamID = HTTP2StreamID.rootStream
     private var errorsCounted = 0
@@ -53,7 +52,7 @@ final class ProviderConnection {
 
     func streamClosed() {
         activeStreams -= 1
-        if finalGoAwaySent && activeStreams == 0 {
+        if drainReason != nil && activeStreams == 0 {
             channel.flush()
             channel.close(promise: nil)
         }
@@ -88,32 +87,16 @@ final class ProviderConnection {
         channel.writeAndFlush(settings, promise: nil)
     }
 
-    /// The opaque data of the PING that times the final GOAWAY.
-    static let drainPing = HTTP2PingData(withInteger: 0x4845_5241_4C44)
-
-    /// Closes the connection gracefully, as RFC 9113 §6.8 describes: a GOAWAY naming the largest stream id
-    /// tells the client to open no more streams, a PING measures one round trip, then a second GOAWAY names
-    /// the last stream the gateway will answer. Open streams finish; the connection closes after them.
-    /// Both GOAWAYs carry `{"reason": …}`.
+    /// Closes the connection gracefully: GOAWAY with `{"reason": …}` names the last stream the gateway
+    /// will answer; the HTTP/2 layer refuses newer ones (REFUSED_STREAM, safe to retry). Open streams finish
+    /// (their requests are answered with the reason); after the grace period the connection closes regardless.
     func startDraining(_ reason: APNsReason) {
         guard drainReason == nil, channel.isActive else { return }
         drainReason = reason
-        channel.write(goAway(lastStreamID: .maxID, reason: reason), promise: nil)
-        channel.writeAndFlush(HTTP2Frame(streamID: .rootStream, payload: .ping(Self.drainPing, ack: false)), promise: nil)
-        // A client that never answers the PING still gets its final GOAWAY.
-        let bound = NIOLoopBound(self, eventLoop: eventLoop)
-        eventLoop.scheduleTask(in: .seconds(1)) { bound.value.finishDraining() }
-    }
-
-    /// The drain PING came back: every stream the client opened before it saw the first GOAWAY is known.
-    func finishDraining() {
-        guard let drainReason, !finalGoAwaySent, channel.isActive else { return }
-        finalGoAwaySent = true
-        channel.writeAndFlush(goAway(lastStreamID: highestStreamID, reason: drainReason), promise: nil)
+        channel.writeAndFlush(goAway(lastStreamID: highestStreamID, reason: reason), promise: nil)
         if activeStreams == 0 {
             channel.close(promise: nil)
         } else {
-            // Streams that do not finish in time (a client that never sends the rest) lose the connection.
             let channel = self.channel
             eventLoop.scheduleTask(in: configuration.shutdownGracePeriod) { channel.close(promise: nil) }
         }

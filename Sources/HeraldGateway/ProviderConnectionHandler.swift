@@ -29,7 +29,7 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
     private let metrics: GatewayMetrics
     private var streams: [HTTP2StreamID: OpenStream] = [:]
     private var context: ChannelHandlerContext?
-    private var consumedBytes = 0
+    private var highestStreamID = HTTP2StreamID.rootStream
     private var reading = false
     private var needsFlush = false
     private var flushScheduled = false
@@ -67,13 +67,13 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
         let id = frame.streamID
         switch frame.payload {
         case .headers(let headers):
-            if streams[id] == nil {
+            if streams[id] == nil, id > highestStreamID {  // HEADERS on an older stream are trailers
+                highestStreamID = id
                 connection.streamOpened(id)
                 streams[id] = OpenStream(headers: headers.headers.map { ($0.name, $0.value) }, body: context.channel.allocator.buffer(capacity: 0))
             }
             if headers.endStream { requestEnded(id) }
         case .data(let data):
-            consumedBytes += data.data.readableBytes + (data.paddingBytes ?? 0)
             if case .byteBuffer(var bytes) = data.data, var stream = streams[id] {
                 stream.bodyLength += bytes.readableBytes
                 let room = ProviderRequest.bodyKeepLimit - stream.body.readableBytes
@@ -89,8 +89,6 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
             }
         case .rstStream:
             if streams.removeValue(forKey: id) != nil { connection.streamClosed() }
-        case .ping(let data, ack: true) where data == ProviderConnection.drainPing:
-            connection.finishDraining()
         default:
             break
         }
@@ -98,12 +96,6 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
 
     func channelReadComplete(context: ChannelHandlerContext) {
         reading = false
-        if consumedBytes > 0 {
-            // Give back what was read so clients never stall on the connection window.
-            context.write(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: consumedBytes))), promise: nil)
-            consumedBytes = 0
-            needsFlush = true
-        }
         flushIfNeeded()
         context.fireChannelReadComplete()
     }
@@ -112,6 +104,15 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
         switch event {
         case is IdleStateHandler.IdleStateEvent:
             connection.startDraining(.idleTimeout)
+        case let window as NIOHTTP2WindowUpdatedEvent where window.streamID == .rootStream:
+            // Top the connection window up once half is used: every byte the client sent counts, including
+            // padding and DATA for streams already answered, so clients never stall on it.
+            if let size = window.inboundWindowSize, size < Self.connectionWindow / 2 {
+                context.write(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: Self.connectionWindow - size))), promise: nil)
+                needsFlush = true
+                if !reading { scheduleFlush() }
+            }
+            context.fireUserInboundEventTriggered(event)
         case let closed as StreamClosedEvent:
             // The HTTP/2 layer closed a stream we still held (a protocol error on it): forget it.
             if streams.removeValue(forKey: closed.streamID) != nil { connection.streamClosed() }
@@ -122,8 +123,29 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // Protocol violations (floods, oversized frames, bad HPACK) end the connection, never the process.
-        context.close(promise: nil)
+        // A stream error ends one stream (the HTTP/2 layer has reset it); the other answers still go out.
+        // Connection errors (floods, oversized frames, bad HPACK) end the connection, never the process.
+        if !Self.isStreamScoped(error) {
+            context.close(promise: nil)
+        }
+    }
+
+    private static func isStreamScoped(_ error: any Error) -> Bool {
+        switch error {
+        case is NIOHTTP2Errors.StreamError, is NIOHTTP2Errors.NoSuchStream, is NIOHTTP2Errors.StreamClosed,
+            is NIOHTTP2Errors.MaxStreamsViolation, is NIOHTTP2Errors.CreatedStreamAfterGoaway,
+            is NIOHTTP2Errors.MissingPseudoHeader, is NIOHTTP2Errors.DuplicatePseudoHeader,
+            is NIOHTTP2Errors.PseudoHeaderAfterRegularHeader, is NIOHTTP2Errors.UnknownPseudoHeader,
+            is NIOHTTP2Errors.UnsupportedPseudoHeader, is NIOHTTP2Errors.InvalidPseudoHeaders,
+            is NIOHTTP2Errors.MissingHostHeader, is NIOHTTP2Errors.DuplicateHostHeader, is NIOHTTP2Errors.EmptyPathHeader,
+            is NIOHTTP2Errors.TrailersWithoutEndStream, is NIOHTTP2Errors.ForbiddenHeaderField,
+            is NIOHTTP2Errors.InvalidPseudoHeaderValue, is NIOHTTP2Errors.ContentLengthViolated,
+            is NIOHTTP2Errors.ContentLengthHeadersMismatch, is NIOHTTP2Errors.ContentLengthHeaderNegative,
+            is NIOHTTP2Errors.ContentLengthHeaderMalformedValue:
+            true
+        default:
+            false
+        }
     }
 
     private func requestEnded(_ id: HTTP2StreamID) {

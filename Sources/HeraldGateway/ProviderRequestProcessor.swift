@@ -85,13 +85,15 @@ final class ProviderRequestProcessor: Sendable {
             }
             answer(response)
         }
-        run(request, connection: connection, apnsID: APNsID.generate(), loaded: Loaded(), finish: finish)
+        // The client's apns-id, when well formed, is on every answer, even one refused before its headers are read.
+        let apnsID = RequestHead.requestedAPNsID(in: request.headers) ?? APNsID.generate()
+        run(request, connection: connection, apnsID: apnsID, loaded: Loaded(), finish: finish)
     }
 
     private func run(_ request: ProviderRequest, connection: ProviderConnection, apnsID: UUID, loaded: Loaded, finish: @escaping Answer) {
         var loaded = loaded
         let eventLoop = connection.eventLoop
-        switch evaluate(request, connection: connection, generatedID: apnsID, loaded: loaded) {
+        switch evaluate(request, connection: connection, apnsID: apnsID, loaded: loaded) {
         case .answer(let response):
             finish(response)
         case .store(let notification):
@@ -122,12 +124,10 @@ final class ProviderRequestProcessor: Sendable {
     }
 
     /// Every rule, in order, using only what is cached or already loaded.
-    private func evaluate(_ request: ProviderRequest, connection: ProviderConnection, generatedID: UUID, loaded: Loaded) -> Evaluation {
-        var apnsID = generatedID
+    private func evaluate(_ request: ProviderRequest, connection: ProviderConnection, apnsID: UUID, loaded: Loaded) -> Evaluation {
         do throws(Rejection) {
             if let reason = connection.drainReason { throw Rejection(reason, "the connection is closing") }
             let head = try RequestHead.parse(request.headers)
-            apnsID = head.apnsID ?? generatedID
             let grant: Grant
             switch try authenticate(head, connection: connection, loaded: loaded) {
             case .granted(let granted): grant = granted
@@ -241,7 +241,8 @@ final class ProviderRequestProcessor: Sendable {
         }
         if let retiredAt = device.retiredAt {
             let reason: APNsReason = device.retirement == .expired ? .expiredToken : .unregistered
-            throw Rejection(reason, "the token stopped being valid", timestamp: Int64(retiredAt.timeIntervalSince1970 * 1000))
+            let milliseconds = Int64(exactly: (retiredAt.timeIntervalSince1970 * 1000).rounded(.down)) ?? 0
+            throw Rejection(reason, "the token stopped being valid", timestamp: milliseconds)
         }
         guard device.topic == bundleID, topic == device.topic + pushType.topicSuffix else {
             throw Rejection(.deviceTokenNotForTopic, "the device token belongs to another app")

@@ -17,7 +17,7 @@ final class ProviderServer: Service, Sendable {
     private let metrics: GatewayMetrics
     private let logger: Logger
     private let serverChannel: any Channel
-    private let connections = Mutex<[ObjectIdentifier: NIOLoopBound<ProviderConnection>]>([:])
+    private let connections: ConnectionTable
 
     /// The port the listener is bound to.
     let port: Int
@@ -27,13 +27,15 @@ final class ProviderServer: Service, Sendable {
         processor: ProviderRequestProcessor,
         metrics: GatewayMetrics,
         logger: Logger,
-        serverChannel: any Channel
+        serverChannel: any Channel,
+        connections: ConnectionTable
     ) {
         self.configuration = configuration
         self.processor = processor
         self.metrics = metrics
         self.logger = logger
         self.serverChannel = serverChannel
+        self.connections = connections
         port = serverChannel.localAddress?.port ?? configuration.providerPort
     }
 
@@ -46,7 +48,7 @@ final class ProviderServer: Service, Sendable {
         group: any EventLoopGroup,
         logger: Logger
     ) async throws -> ProviderServer {
-        let registry = ConnectionRegistry()
+        let connections = ConnectionTable()
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -56,16 +58,15 @@ final class ProviderServer: Service, Sendable {
                     let connection = try Self.configure(
                         channel: channel, configuration: configuration, tls: tls, processor: processor, metrics: metrics
                     )
-                    registry.add(NIOLoopBound(connection, eventLoop: channel.eventLoop), for: channel)
+                    connections.add(NIOLoopBound(connection, eventLoop: channel.eventLoop), for: channel)
                 }
             }
             .bind(host: configuration.host, port: configuration.providerPort)
             .get()
-        let server = ProviderServer(
-            configuration: configuration, processor: processor, metrics: metrics, logger: logger, serverChannel: channel
+        return ProviderServer(
+            configuration: configuration, processor: processor, metrics: metrics, logger: logger,
+            serverChannel: channel, connections: connections
         )
-        registry.attach(server)
-        return server
     }
 
     private static func configure(
@@ -103,14 +104,6 @@ final class ProviderServer: Service, Sendable {
         return http2
     }
 
-    func register(_ connection: NIOLoopBound<ProviderConnection>, for channel: any Channel) {
-        let id = ObjectIdentifier(channel)
-        connections.withLock { $0[id] = connection }
-        channel.closeFuture.whenComplete { _ in
-            _ = self.connections.withLock { $0.removeValue(forKey: id) }
-        }
-    }
-
     func run() async throws {
         try await gracefulShutdown()
         try await shutdown()
@@ -119,7 +112,7 @@ final class ProviderServer: Service, Sendable {
     /// Stops accepting, drains every connection with GOAWAY `Shutdown`, and waits for them to close.
     func shutdown() async throws {
         try? await serverChannel.close()
-        let open = connections.withLock { Array($0.values) }
+        let open = connections.all
         logger.info("provider API shutting down", metadata: ["connections": "\(open.count)"])
         for connection in open {
             connection.eventLoop.execute {
@@ -133,24 +126,17 @@ final class ProviderServer: Service, Sendable {
     }
 }
 
-/// Connections accepted before the server object exists are held here until it attaches.
-private final class ConnectionRegistry: Sendable {
-    private let state = Mutex<(server: ProviderServer?, early: [(NIOLoopBound<ProviderConnection>, any Channel)])>((nil, []))
+/// The open provider connections, so shutdown can reach each one.
+private final class ConnectionTable: Sendable {
+    private let table = Mutex<[ObjectIdentifier: NIOLoopBound<ProviderConnection>]>([:])
 
     func add(_ connection: NIOLoopBound<ProviderConnection>, for channel: any Channel) {
-        let server: ProviderServer? = state.withLock { state in
-            if state.server == nil { state.early.append((connection, channel)) }
-            return state.server
+        let id = ObjectIdentifier(channel)
+        table.withLock { $0[id] = connection }
+        channel.closeFuture.whenComplete { _ in
+            _ = self.table.withLock { $0.removeValue(forKey: id) }
         }
-        server?.register(connection, for: channel)
     }
 
-    func attach(_ server: ProviderServer) {
-        let early = state.withLock { state in
-            state.server = server
-            defer { state.early = [] }
-            return state.early
-        }
-        for (connection, channel) in early { server.register(connection, for: channel) }
-    }
+    var all: [NIOLoopBound<ProviderConnection>] { table.withLock { Array($0.values) } }
 }

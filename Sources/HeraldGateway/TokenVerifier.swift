@@ -7,7 +7,7 @@ final class TokenVerifier: Sendable {
     private struct Verified: Sendable {
         var token: ProviderToken
         /// The key the signature was checked against; a replaced key is checked again.
-        var publicKeyPEM: String?
+        var publicKeyPEM: String
     }
 
     private let verified: ExpiringCache<String, Verified>
@@ -17,14 +17,12 @@ final class TokenVerifier: Sendable {
         verified = ExpiringCache(timeToLive: .hours(1), limit: cacheLimit)
     }
 
-    /// The token's header and claims, parsed once per distinct token.
+    /// The token's header and claims; a token that verified before is not parsed again.
     ///
     /// - Throws: ``Rejection`` `InvalidProviderToken` when it is not an ES256 JWT with `kid`, `iss` and `iat`.
     func parse(_ jwt: String) throws(Rejection) -> ProviderToken {
         if let cached = verified.value(for: jwt) { return cached.token }
-        let token = try ProviderToken.parse(jwt)
-        verified.set(Verified(token: token, publicKeyPEM: nil), for: jwt)
-        return token
+        return try ProviderToken.parse(jwt)
     }
 
     /// Checks `token` against the key it names, doing ECDSA only the first time for a token and key.
@@ -35,12 +33,14 @@ final class TokenVerifier: Sendable {
         guard let key else {
             throw Rejection(.invalidProviderToken, "no key \(token.keyID) for team \(token.teamID)")
         }
-        if key.record.revokedAt != nil {
-            throw Rejection(.forbidden, "key \(token.keyID) has been revoked")
-        }
+        // Only tokens that verify are remembered, so forged ones cannot fill the cache.
         if verified.value(for: jwt)?.publicKeyPEM != key.record.publicKeyPEM {
             try token.verify(with: key.publicKey)
             verified.set(Verified(token: token, publicKeyPEM: key.record.publicKeyPEM), for: jwt)
+        }
+        // Revocation is told only to holders of the key: a forged token gets InvalidProviderToken.
+        if key.record.revokedAt != nil {
+            throw Rejection(.forbidden, "key \(token.keyID) has been revoked")
         }
         return key.record
     }

@@ -97,6 +97,17 @@ public struct RequestHead: Sendable, Hashable {
         return head
     }
 
+    /// The `apns-id` the client asked for, when it sent exactly one well-formed one; answers echo it even
+    /// when another rule refuses the request.
+    public static func requestedAPNsID(in headers: [(name: String, value: String)]) -> UUID? {
+        var found: UUID?
+        for (name, value) in headers where name == "apns-id" {
+            if found != nil { return nil }
+            found = APNsID.parse(value)
+        }
+        return found
+    }
+
     /// The headers APNs gives meaning to, collected in one pass without hashing.
     private struct Fields {
         enum Name: Int, CaseIterable {

@@ -97,4 +97,25 @@ import Testing
         #expect(String(decoding: bytes.readableBytesView, as: UTF8.self).contains(#"{"reason":"IdleTimeout"}"#))
         try await gateway.stop()
     }
+
+    /// A broken stream is reset on its own; the connection and its other requests carry on.
+    @Test func aStreamErrorDoesNotCostTheConnection() async throws {
+        let gateway = try await TestGateway.start { $0.plaintext = true }
+        let token = try await gateway.issueToken()
+        let raw = try await Raw.connect(port: gateway.gateway.providerPort)
+        let path = "/3/device/\(token)"
+        // Stream 1 announces 5 bytes and sends 30: a content-length violation, a stream error.
+        try await raw.write(Raw.frame(type: 0x1, flags: 0x4, stream: 1, payload: Raw.requestHeaders(path: path) + Raw.literal("content-length", "5")))
+        try await raw.write(Raw.frame(type: 0x0, flags: 0x1, stream: 1, payload: Array(#"{"aps":{"alert":"one two"}}   "#.utf8)))
+        // Stream 3 is a good request on the same connection.
+        let good = Raw.requestHeaders(path: path) + Raw.literal("authorization", "bearer \(gateway.defaultJWT)")
+            + Raw.literal("apns-topic", TestGateway.topic)
+        try await raw.write(Raw.frame(type: 0x1, flags: 0x4, stream: 3, payload: good))
+        try await raw.write(Raw.frame(type: 0x0, flags: 0x1, stream: 3, payload: Array(#"{"aps":{"alert":"fine"}}"#.utf8)))
+        let bytes = try await raw.bytesSoFar(after: .milliseconds(500))
+        #expect(Raw.goAwayErrorCode(in: bytes) == nil)
+        // HPACK 0x88 is ":status: 200" from the static table.
+        #expect(Raw.headersFrames(in: bytes).contains { $0.stream == 3 && $0.firstByte == 0x88 })
+        try await gateway.stop()
+    }
 }

@@ -35,6 +35,26 @@ import Testing
         try await gateway.stop()
     }
 
+    @Test func refusedRequestsEchoTheClientsID() async throws {
+        let gateway = try await TestGateway.start()
+        let connection = try await gateway.connect()
+        let id = "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
+        #expect(try await connection.send(try await gateway.push { $0.apnsID = id; $0.priority = 3 }).apnsID == id)
+        #expect(try await connection.send(try await gateway.push { $0.apnsID = id; $0.method = "GET" }).apnsID == id)
+        try await gateway.stop()
+    }
+
+    @Test func revocationIsToldOnlyToHoldersOfTheKey() async throws {
+        let gateway = try await TestGateway.start()
+        var key = try #require(try await gateway.store.key(teamID: TestGateway.teamID, keyID: TestGateway.keyID))
+        key.revokedAt = gateway.clock.now()
+        try await gateway.store.saveKey(key)
+        let forged = try gateway.jwt(key: P256Key().value)
+        #expect(try await gateway.connect().send(try await gateway.push { $0.jwt = forged }).reason == .invalidProviderToken)
+        #expect(try await gateway.connect().send(try await gateway.push()).reason == .forbidden)
+        try await gateway.stop()
+    }
+
     @Test func generatesCanonicalLowercaseIDs() async throws {
         let gateway = try await TestGateway.start()
         let connection = try await gateway.connect()

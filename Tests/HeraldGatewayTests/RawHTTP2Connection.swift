@@ -7,10 +7,12 @@ import NIOPosix
 final class RawHTTP2Connection: Sendable {
     private let channel: any Channel
     private let received: EventLoopFuture<ByteBuffer>
+    private let collector: NIOLoopBound<Collector>
 
-    private init(channel: any Channel, received: EventLoopFuture<ByteBuffer>) {
+    private init(channel: any Channel, received: EventLoopFuture<ByteBuffer>, collector: NIOLoopBound<Collector>) {
         self.channel = channel
         self.received = received
+        self.collector = collector
     }
 
     /// Connects with h2c prior knowledge and sends the preface and an empty SETTINGS frame.
@@ -24,7 +26,10 @@ final class RawHTTP2Connection: Sendable {
             }
             .connect(host: "127.0.0.1", port: port)
             .get()
-        let connection = RawHTTP2Connection(channel: channel, received: promise.futureResult)
+        let collector = try await channel.eventLoop.submit {
+            NIOLoopBound(try channel.pipeline.syncOperations.handler(type: Collector.self), eventLoop: channel.eventLoop)
+        }.get()
+        let connection = RawHTTP2Connection(channel: channel, received: promise.futureResult, collector: collector)
         try await connection.write(Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + frame(type: 0x4, flags: 0, stream: 0, payload: []))
         return connection
     }
@@ -46,6 +51,29 @@ final class RawHTTP2Connection: Sendable {
             if first == nil { try? await channel.close() }
             return first
         }
+    }
+
+    /// What the server sent so far, after waiting `delay`; the connection stays open.
+    func bytesSoFar(after delay: Duration) async throws -> ByteBuffer {
+        try await Task.sleep(for: delay)
+        return try await channel.eventLoop.submit { self.collector.value.bytes }.get()
+    }
+
+    /// The HEADERS frames in `bytes`: stream id and the first byte of the header block.
+    static func headersFrames(in bytes: ByteBuffer) -> [(stream: UInt32, firstByte: UInt8)] {
+        var buffer = bytes
+        var found: [(UInt32, UInt8)] = []
+        while buffer.readableBytes >= 9 {
+            let length = Int(buffer.getInteger(at: buffer.readerIndex, as: UInt32.self)! >> 8)
+            let type = buffer.getInteger(at: buffer.readerIndex + 3, as: UInt8.self)!
+            let stream = buffer.getInteger(at: buffer.readerIndex + 5, as: UInt32.self)! & 0x7FFF_FFFF
+            guard buffer.readableBytes >= 9 + length else { break }
+            if type == 0x1, length > 0 {
+                found.append((stream, buffer.getInteger(at: buffer.readerIndex + 9, as: UInt8.self)!))
+            }
+            buffer.moveReaderIndex(forwardBy: 9 + length)
+        }
+        return found
     }
 
     /// The error code of the first GOAWAY in `bytes`, if any.
@@ -98,11 +126,11 @@ final class RawHTTP2Connection: Sendable {
     }
 }
 
-private final class Collector: ChannelInboundHandler {
+final class Collector: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
 
     private let promise: EventLoopPromise<ByteBuffer>
-    private var bytes = ByteBuffer()
+    private(set) var bytes = ByteBuffer()
 
     init(promise: EventLoopPromise<ByteBuffer>) {
         self.promise = promise
