@@ -90,13 +90,19 @@ struct Send: AsyncParsableCommand {
         } catch {
             throw ValidationError("cannot connect to \(gateway): \(error)" + (ca == nil && url.scheme == "https" ? " (is --ca set to the gateway's DATA_DIR/tls/ca.pem?)" : ""))
         }
-        defer { Task { await connection.close() } }
         let headers = APNsConnection.notificationHeaders(
             token: device, topic: topic, jwt: jwt, pushType: pushType.map(PushType.init(rawValue:)),
             priority: priority, expiration: expiration, collapseID: collapseID, apnsID: apnsID,
             authority: url.host ?? "localhost"
         )
-        let response = try await connection.send(headers: headers, body: body)
+        let response: APNsResponse
+        do {
+            response = try await connection.send(headers: headers, body: body)
+        } catch {
+            await connection.close()
+            throw ValidationError("\(gateway) gave no answer: \(error)")
+        }
+        await connection.close()
         print("status: \(response.status)")
         if let id = response.apnsID { print("apns-id: \(id)") }
         if let id = response.uniqueID { print("apns-unique-id: \(id)") }

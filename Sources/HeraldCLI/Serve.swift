@@ -20,7 +20,7 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("provider-port"), help: "Provider API port (HTTP/2).")
     var providerPort = 2197
 
-    @Option(name: .customLong("device-port"), help: "Device link port (devices connect here).")
+    @Option(name: .customLong("device-port"), help: "Device link port (devices connect here once the device link ships).")
     var devicePort = 5223
 
     @Option(name: .customLong("console-port"), help: "Console port: /healthz, /metrics, admin API.")
