@@ -1,13 +1,12 @@
 import Foundation
 import HeraldWire
-import Logging
 import NIOCore
 import NIOHTTP2
 import NIOSSL
 
 /// One provider connection's state: its auth binding, stream accounting, error budget and shutdown.
 ///
-/// Lives on the connection's event loop; its streams share that loop and use it directly.
+/// Lives on the connection's event loop and is only touched there.
 final class ProviderConnection {
     let channel: any Channel
     private let configuration: GatewayConfiguration
