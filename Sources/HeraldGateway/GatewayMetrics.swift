@@ -18,6 +18,12 @@ public final class GatewayMetrics: Sendable {
         )
     }
 
+    /// From a quarter millisecond (an uncontended answer) to a second (something is badly wrong).
+    private static let durationBuckets: [Duration] = [
+        .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5),
+        .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(500), .seconds(1),
+    ]
+
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
         accepted = registry.makeCounter(descriptor: MetricNameDescriptor(
@@ -29,8 +35,7 @@ public final class GatewayMetrics: Sendable {
                 namespace: "herald", subsystem: "provider", metricName: "request_duration", unitName: "seconds",
                 helpText: "Time from a provider request's last byte to its answer."
             ),
-            buckets: [.microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5),
-                      .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(500), .seconds(1)]
+            buckets: Self.durationBuckets
         )
         openConnections = registry.makeGauge(descriptor: MetricNameDescriptor(
             namespace: "herald", subsystem: "provider", metricName: "open", unitName: "connections",
@@ -41,8 +46,7 @@ public final class GatewayMetrics: Sendable {
                 namespace: "herald", subsystem: "store", metricName: "commit_duration", unitName: "seconds",
                 helpText: "Time to commit one batch of notifications to the store."
             ),
-            buckets: [.microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5),
-                      .milliseconds(10), .milliseconds(25), .milliseconds(100), .seconds(1)]
+            buckets: Self.durationBuckets
         )
         batchSize = registry.makeValueHistogram(
             descriptor: MetricNameDescriptor(

@@ -66,8 +66,11 @@ final class NotificationWriter: Service, Sendable {
         // Graceful shutdown and cancellation both stop intake; what is queued is still committed.
         await withTaskCancellationHandler {
             await withGracefulShutdownHandler {
-                while let batch = await nextBatch() {
-                    await commit(batch)
+                while let queued = await takeQueue() {
+                    // One transaction per `batchLimit` notifications, in arrival order.
+                    for start in stride(from: 0, to: queued.count, by: batchLimit) {
+                        await commit(Array(queued[start..<min(start + batchLimit, queued.count)]))
+                    }
                 }
             } onGracefulShutdown: {
                 self.close()
@@ -87,20 +90,15 @@ final class NotificationWriter: Service, Sendable {
         waiter?.resume()
     }
 
-    /// The next batch to commit, waiting for one; nil once closing and drained.
-    private func nextBatch() async -> [Pending]? {
+    /// Everything queued, waiting until something is; nil once closing and drained.
+    private func takeQueue() async -> [Pending]? {
         while true {
-            let batch: [Pending]? = state.withLock { state in
+            let taken: [Pending]? = state.withLock { state in
                 if state.queue.isEmpty { return state.closing ? [] : nil }
-                if state.queue.count <= batchLimit {
-                    defer { state.queue = [] }
-                    return state.queue
-                }
-                let batch = Array(state.queue.prefix(batchLimit))
-                state.queue.removeFirst(batchLimit)
-                return batch
+                defer { state.queue = [] }
+                return state.queue
             }
-            if let batch { return batch.isEmpty ? nil : batch }
+            if let taken { return taken.isEmpty ? nil : taken }
             await withCheckedContinuation { continuation in
                 let resumeNow = state.withLock { state in
                     if !state.queue.isEmpty || state.closing { return true }
