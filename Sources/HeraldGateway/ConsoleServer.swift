@@ -3,11 +3,12 @@ import Hummingbird
 import Logging
 import NIOCore
 
-/// The console port: `/healthz` and Prometheus `/metrics` (the admin API joins it with devices).
+/// The console port: `/healthz`, Prometheus `/metrics` and the admin API under `/v1/`.
 enum ConsoleServer {
     static func makeApplication(
         configuration: GatewayConfiguration,
         metrics: GatewayMetrics,
+        admin: AdminAPI,
         group: any EventLoopGroup,
         logger: Logger,
         onListening: @escaping @Sendable (Int) -> Void
@@ -23,6 +24,7 @@ enum ConsoleServer {
                 body: .init(byteBuffer: ByteBuffer(bytes: metrics.registry.emitToBuffer()))
             )
         }
+        admin.register(on: router)
         return Application(
             router: router,
             configuration: .init(address: .hostname(configuration.host, port: configuration.consolePort), serverName: "herald"),

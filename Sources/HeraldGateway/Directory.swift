@@ -20,11 +20,13 @@ final class Directory: Sendable {
     private let store: any Store
     private let keys: ExpiringCache<KeyName, ResolvedKey?>
     private let devices: ExpiringCache<DeviceToken, DeviceRecord?>
+    private let policies: ExpiringCache<String, StoragePolicy>
 
     init(store: any Store, timeToLive: TimeAmount) {
         self.store = store
         keys = ExpiringCache(timeToLive: timeToLive, limit: 10_000)
         devices = ExpiringCache(timeToLive: timeToLive, limit: 1_000_000)
+        policies = ExpiringCache(timeToLive: timeToLive, limit: 100_000)
     }
 
     /// The key when the cache holds an answer (`.some(nil)`: known not to exist); nil when it must be loaded.
@@ -58,6 +60,26 @@ final class Directory: Sendable {
             let record = try await store.device(token)
             self.devices.set(record, for: token)
             return record
+        }
+    }
+
+    /// Replaces what the cache holds for a device this process just changed (registered, retired).
+    func remember(_ device: DeviceRecord) {
+        devices.set(device, for: device.token)
+    }
+
+    /// The app's storage policy when cached; nil when it must be loaded.
+    func cachedPolicy(bundleID: String) -> StoragePolicy? {
+        policies.value(for: bundleID)
+    }
+
+    /// Reads the app's storage policy from the store and remembers it.
+    func loadPolicy(bundleID: String, on eventLoop: any EventLoop) -> EventLoopFuture<StoragePolicy> {
+        let store = self.store
+        return eventLoop.makeFutureWithTask {
+            let policy = try await store.storagePolicy(bundleID: bundleID)
+            self.policies.set(policy, for: bundleID)
+            return policy
         }
     }
 }

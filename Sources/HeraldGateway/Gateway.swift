@@ -20,29 +20,36 @@ public final class Gateway: Sendable {
     /// The CA clients should trust, when the gateway made its own certificate.
     public let caCertificatePath: String?
     public let metrics: GatewayMetrics
+    /// The bearer token of the admin API.
+    public let adminToken: String
     private let group: ServiceGroup
     private let consolePortPromise: EventLoopPromise<Int>
+    private let devicePortPromise: EventLoopPromise<Int>
 
     private init(
         providerPort: Int,
         caCertificatePath: String?,
         metrics: GatewayMetrics,
+        adminToken: String,
         group: ServiceGroup,
-        consolePortPromise: EventLoopPromise<Int>
+        consolePortPromise: EventLoopPromise<Int>,
+        devicePortPromise: EventLoopPromise<Int>
     ) {
         self.providerPort = providerPort
         self.caCertificatePath = caCertificatePath
         self.metrics = metrics
+        self.adminToken = adminToken
         self.group = group
         self.consolePortPromise = consolePortPromise
+        self.devicePortPromise = devicePortPromise
     }
 
-    /// Prepares TLS and binds the provider API; the console binds when ``run()`` starts.
+    /// Prepares TLS and binds the provider API; the console and the device link bind when ``run()`` starts.
     ///
     /// - Parameters:
     ///   - configuration: Ports, environment and limits.
     ///   - store: Where keys, devices and notifications live.
-    ///   - dataDirectory: Holds `tls/` (the local CA); required unless the gateway is plaintext with given certificates.
+    ///   - dataDirectory: Holds `tls/` (the local CA) and `admin-token`.
     ///   - clock: Wall-clock time for token age and timestamps.
     ///   - signals: Signals that start a graceful shutdown (none in tests).
     ///   - logger: Where the gateway logs; it never logs tokens, JWTs or payloads.
@@ -60,18 +67,24 @@ public final class Gateway: Sendable {
         try dataDirectory.prepare()
         try authority.ensure(hostNames: [configuration.host])
         let tls = configuration.plaintext ? nil : try makeTLSContext(configuration: configuration, authority: authority)
+        let adminToken = try dataDirectory.adminToken()
 
+        let hub = DeviceHub()
+        let directory = Directory(store: store, timeToLive: configuration.directoryTimeToLive)
         let writer = NotificationWriter(
             store: store,
             batchLimit: configuration.writeBatchLimit,
             queueLimit: configuration.writeQueueLimit,
             metrics: metrics,
-            logger: logger
+            logger: logger,
+            onCommitted: { hub.committed($0) }
         )
+        let recorder = DeliveryRecorder(store: store, clock: clock, logger: logger)
         let processor = ProviderRequestProcessor(
             configuration: configuration,
-            directory: Directory(store: store, timeToLive: configuration.directoryTimeToLive),
+            directory: directory,
             writer: writer,
+            hub: hub,
             clock: clock,
             metrics: metrics,
             logger: logger
@@ -88,16 +101,29 @@ public final class Gateway: Sendable {
         let console = ConsoleServer.makeApplication(
             configuration: configuration,
             metrics: metrics,
+            admin: AdminAPI(store: store, hub: hub, token: adminToken),
             group: eventLoopGroup,
             logger: logger,
             onListening: { consolePort.succeed($0) }
         )
-        // Services stop in reverse order: the provider API drains first, the writer commits last.
+        let devicePort = eventLoopGroup.any().makePromise(of: Int.self)
+        let deviceLinks = try DeviceLinkServer.makeApplication(
+            services: DeviceLinkServices(
+                configuration: configuration, store: store, hub: hub, recorder: recorder, directory: directory,
+                clock: clock, metrics: metrics, logger: logger
+            ),
+            tls: configuration.plaintext ? nil : try makeDeviceLinkTLS(configuration: configuration, authority: authority),
+            group: eventLoopGroup,
+            onListening: { devicePort.succeed($0) }
+        )
+        // Services stop in reverse order: the provider API drains first, then the device links; the
+        // delivery recorder and the writer commit last.
         let group = ServiceGroup(
             configuration: .init(
                 services: [
                     .init(service: StoreMaintenance(store: store, interval: .milliseconds(200), logger: logger)),
-                    .init(service: writer), .init(service: console), .init(service: provider),
+                    .init(service: writer), .init(service: recorder), .init(service: console),
+                    .init(service: deviceLinks), .init(service: provider),
                 ],
                 gracefulShutdownSignals: signals,
                 logger: logger
@@ -110,8 +136,10 @@ public final class Gateway: Sendable {
             providerPort: provider.port,
             caCertificatePath: configuration.tlsCertificatePath == nil ? authority.caCertificatePath : nil,
             metrics: metrics,
+            adminToken: adminToken,
             group: group,
-            consolePortPromise: consolePort
+            consolePortPromise: consolePort,
+            devicePortPromise: devicePort
         )
     }
 
@@ -134,9 +162,29 @@ public final class Gateway: Sendable {
         return try NIOSSLContext(configuration: tls)
     }
 
+    /// The same certificate as the provider API, offered over HTTP/1.1 for the WebSocket upgrade.
+    private static func makeDeviceLinkTLS(
+        configuration: GatewayConfiguration,
+        authority: LocalCertificateAuthority
+    ) throws -> TLSConfiguration {
+        var tls = TLSConfiguration.makeServerConfiguration(
+            certificateChain: try NIOSSLCertificate.fromPEMFile(configuration.tlsCertificatePath ?? authority.serverCertificatePath)
+                .map { .certificate($0) },
+            privateKey: .privateKey(try NIOSSLPrivateKey(file: configuration.tlsKeyPath ?? authority.serverKeyPath, format: .pem))
+        )
+        tls.minimumTLSVersion = .tlsv12
+        tls.applicationProtocols = ["http/1.1"]
+        return tls
+    }
+
     /// The console port, once the console is listening.
     public func consolePort() async throws -> Int {
         try await consolePortPromise.futureResult.get()
+    }
+
+    /// The device link port, once it is listening.
+    public func devicePort() async throws -> Int {
+        try await devicePortPromise.futureResult.get()
     }
 
     /// Serves until a shutdown signal or ``shutdown()``, then drains gracefully.
@@ -145,9 +193,11 @@ public final class Gateway: Sendable {
             try await group.run()
         } catch {
             consolePortPromise.fail(error)
+            devicePortPromise.fail(error)
             throw error
         }
         consolePortPromise.fail(CancellationError())
+        devicePortPromise.fail(CancellationError())
     }
 
     /// Starts a graceful shutdown: GOAWAY `Shutdown` to every provider connection, open requests finish,

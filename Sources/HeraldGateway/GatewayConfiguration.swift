@@ -7,6 +7,8 @@ public struct GatewayConfiguration: Sendable {
     public var host = "127.0.0.1"
     /// Provider API port (HTTP/2); 0 picks a free port.
     public var providerPort = 2197
+    /// Device link port (WebSocket over TLS); 0 picks a free port.
+    public var devicePort = 5223
     /// Console port (`/healthz`, `/metrics`, admin API); 0 picks a free port.
     public var consolePort = 8080
     /// Serve h2c with prior knowledge instead of TLS on the provider port.
@@ -49,6 +51,15 @@ public struct GatewayConfiguration: Sendable {
     public var headerTableSize = 4096
     /// How long a closing connection (shutdown, idle, too many errors) waits for its open requests.
     public var shutdownGracePeriod = TimeAmount.seconds(10)
+
+    /// Notifications sent to one device and not yet acknowledged, at most; the rest wait in the store.
+    public var deviceLinkWindow = 256
+    /// The largest message a device may send (its messages are small: hello, register, ack).
+    public var deviceLinkMessageLimit = 8192
+    /// How long a new link has to answer the challenge before it is closed.
+    public var deviceAuthenticationTimeout = TimeAmount.seconds(10)
+    /// Pings on an idle link, so dead devices are noticed and NAT mappings stay open.
+    public var deviceLinkPingInterval = TimeAmount.seconds(30)
 
     public init() {}
 }

@@ -10,6 +10,9 @@ public final class GatewayMetrics: Sendable {
     private let openConnections: Gauge
     private let commitDuration: DurationHistogram
     private let batchSize: ValueHistogram
+    private let onlineDevices: Gauge
+    private let sent: Counter
+    private let acknowledged: Counter
 
     private static var rejectedName: MetricNameDescriptor {
         MetricNameDescriptor(
@@ -55,6 +58,18 @@ public final class GatewayMetrics: Sendable {
             ),
             buckets: [1, 4, 16, 64, 256, 1024, 4096]
         )
+        onlineDevices = registry.makeGauge(descriptor: MetricNameDescriptor(
+            namespace: "herald", subsystem: "devices", metricName: "online", unitName: "links",
+            helpText: "Devices holding an authenticated device link."
+        ))
+        sent = registry.makeCounter(descriptor: MetricNameDescriptor(
+            namespace: "herald", metricName: "notifications_sent", unitName: "total",
+            helpText: "Notifications written to a device link (resends included)."
+        ))
+        acknowledged = registry.makeCounter(descriptor: MetricNameDescriptor(
+            namespace: "herald", metricName: "notifications_delivered", unitName: "total",
+            helpText: "Notifications a device acknowledged."
+        ))
     }
 
     func record(status: Int, reason: APNsReason?, since start: NIODeadline) {
@@ -73,4 +88,8 @@ public final class GatewayMetrics: Sendable {
 
     func connectionOpened() { openConnections.increment() }
     func connectionClosed() { openConnections.decrement() }
+    func deviceLinked() { onlineDevices.increment() }
+    func deviceUnlinked() { onlineDevices.decrement() }
+    func notificationSent() { sent.increment() }
+    func notificationAcknowledged() { acknowledged.increment() }
 }

@@ -30,9 +30,19 @@ final class NotificationWriter: Service, Sendable {
     private let queueLimit: Int
     private let metrics: GatewayMetrics
     private let logger: Logger
+    /// Receives each committed batch, with ids and delivery states, after its 200s are on their way.
+    private let onCommitted: @Sendable ([StoredNotification]) -> Void
 
-    init(store: any Store, batchLimit: Int, queueLimit: Int, metrics: GatewayMetrics, logger: Logger) {
+    init(
+        store: any Store,
+        batchLimit: Int,
+        queueLimit: Int,
+        metrics: GatewayMetrics,
+        logger: Logger,
+        onCommitted: @escaping @Sendable ([StoredNotification]) -> Void
+    ) {
         self.store = store
+        self.onCommitted = onCommitted
         self.metrics = metrics
         self.batchLimit = batchLimit
         self.queueLimit = queueLimit
@@ -113,9 +123,10 @@ final class NotificationWriter: Service, Sendable {
     private func commit(_ batch: [Pending]) async {
         do {
             let start = NIODeadline.now()
-            try await store.insertNotifications(batch.map(\.notification))
+            let committed = try await store.insertNotifications(batch.map(\.notification))
             metrics.recordCommit(count: batch.count, since: start)
             Self.complete(batch, failure: nil)
+            onCommitted(committed)
         } catch {
             logger.error("store commit failed", metadata: ["count": "\(batch.count)", "error": "\(error.code): \(error.message)"])
             Self.complete(batch, failure: Rejection(.internalServerError, "the notification could not be stored"))

@@ -34,12 +34,14 @@ final class ProviderRequestProcessor: Sendable {
         case store(StoredNotification)
         case loadKey(teamID: String, keyID: String)
         case loadDevice(DeviceToken)
+        case loadPolicy(bundleID: String)
     }
 
     /// Keys and devices read from the store for this request (they count even if the cache forgot them).
     private struct Loaded {
         var key: ResolvedKey??
         var device: DeviceRecord??
+        var policy: StoragePolicy?
     }
 
     typealias Answer = (ProviderResponse) -> Void
@@ -49,6 +51,7 @@ final class ProviderRequestProcessor: Sendable {
     private let verifier: TokenVerifier
     private let rateLimiter: DeviceRateLimiter
     private let writer: NotificationWriter
+    private let hub: DeviceHub
     private let clock: any WallClock
     private let metrics: GatewayMetrics
     private let logger: Logger
@@ -57,6 +60,7 @@ final class ProviderRequestProcessor: Sendable {
         configuration: GatewayConfiguration,
         directory: Directory,
         writer: NotificationWriter,
+        hub: DeviceHub,
         clock: any WallClock,
         metrics: GatewayMetrics,
         logger: Logger
@@ -69,6 +73,7 @@ final class ProviderRequestProcessor: Sendable {
             burst: configuration.deviceTokenBurst
         )
         self.writer = writer
+        self.hub = hub
         self.clock = clock
         self.metrics = metrics
         self.logger = logger
@@ -113,6 +118,12 @@ final class ProviderRequestProcessor: Sendable {
                 loaded.device = .some(device)
                 self.run(request, connection: connection, apnsID: apnsID, loaded: loaded, finish: finish)
             }
+        case .loadPolicy(let bundleID):
+            directory.loadPolicy(bundleID: bundleID, on: eventLoop).assumeIsolated().whenComplete { result in
+                guard case .success(let policy) = result else { return finish(self.storeFailure(apnsID, result)) }
+                loaded.policy = policy
+                self.run(request, connection: connection, apnsID: apnsID, loaded: loaded, finish: finish)
+            }
         }
     }
 
@@ -144,10 +155,19 @@ final class ProviderRequestProcessor: Sendable {
                 return .loadDevice(head.deviceToken)
             }
             try checkDevice(device, token: head.deviceToken, topic: topic, bundleID: bundleID, pushType: pushType)
+            // A linked device that is offline keeps the notification under its app's policy.
+            var offlinePolicy: StoragePolicy?
+            if let owner = device?.owner, !hub.isOnline(owner) {
+                guard let policy = loaded.policy ?? directory.cachedPolicy(bundleID: bundleID) else {
+                    return .loadPolicy(bundleID: bundleID)
+                }
+                offlinePolicy = policy
+            }
             return .store(StoredNotification(
                 apnsID: apnsID,
                 uniqueID: APNsID.generate(),
                 deviceToken: head.deviceToken,
+                deviceID: device?.owner,
                 bundleID: bundleID,
                 topic: topic,
                 pushType: pushType,
@@ -155,7 +175,8 @@ final class ProviderRequestProcessor: Sendable {
                 expiration: head.expiration,
                 collapseID: head.collapseID,
                 payload: payload,
-                receivedAt: clock.now()
+                receivedAt: clock.now(),
+                offlinePolicy: offlinePolicy
             ))
         } catch {
             return .answer(ProviderResponse(apnsID: apnsID, rejection: error, timestamp: error.timestamp))
@@ -220,11 +241,7 @@ final class ProviderRequestProcessor: Sendable {
     }
 
     private static func checkTopicSyntax(_ topic: String) throws(Rejection) {
-        let allowed = topic.utf8.allSatisfy { byte in
-            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
-                || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
-        }
-        guard allowed, topic.utf8.count <= 255, !topic.hasPrefix("."), !topic.hasSuffix(".") else {
+        guard TopicSyntax.isValid(topic) else {
             throw Rejection(.badTopic, "apns-topic must be a bundle id such as com.example.app")
         }
     }

@@ -23,6 +23,22 @@ public struct DataDirectory: Sendable, Hashable {
     public var path: String { url.path }
     public var storePath: String { url.appendingPathComponent("herald.sqlite").path }
     public var tlsDirectory: URL { url.appendingPathComponent("tls", isDirectory: true) }
+    /// The bearer token of the admin API (`/v1/...` on the console port).
+    public var adminTokenPath: String { url.appendingPathComponent("admin-token").path }
+    /// What `herald device` keeps: its key, and the ids of notifications it has seen.
+    public var deviceDirectory: URL { url.appendingPathComponent("device", isDirectory: true) }
+
+    /// The admin token, created (32 random bytes as hex, mode 0600) on first use.
+    public func adminToken() throws -> String {
+        if let existing = try? String(contentsOfFile: adminTokenPath, encoding: .utf8) {
+            let token = existing.trimmingCharacters(in: .whitespacesAndNewlines)
+            if !token.isEmpty { return token }
+        }
+        var generator = SystemRandomNumberGenerator()
+        let token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max, using: &generator)) }.joined()
+        try Self.writeSecret(Data((token + "\n").utf8), to: adminTokenPath)
+        return token
+    }
 
     /// Creates the directory (and `tls/`) with mode 0700 if needed, and tightens an existing one.
     public func prepare() throws {

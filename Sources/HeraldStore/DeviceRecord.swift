@@ -1,7 +1,8 @@
 public import Foundation
 public import HeraldWire
 
-/// One app on one device: the token that addresses it, the app's bundle id and whether it still takes pushes.
+/// One app on one device: the token that addresses it, the app's bundle id, the device it belongs to and
+/// whether it still takes pushes.
 public struct DeviceRecord: Sendable, Hashable {
     /// Why a token no longer takes notifications.
     public enum Retirement: String, Sendable, Hashable, CaseIterable {
@@ -18,6 +19,9 @@ public struct DeviceRecord: Sendable, Hashable {
     public var createdAt: Date
     public var retiredAt: Date?
     public var retirement: Retirement?
+    /// The linked device (``LinkedDevice/id``) the token belongs to; nil for a virtual device from
+    /// `herald tokens issue`, which never comes online.
+    public var owner: String?
 
     public init(
         token: DeviceToken,
@@ -25,7 +29,8 @@ public struct DeviceRecord: Sendable, Hashable {
         environment: APNsEnvironment,
         createdAt: Date,
         retiredAt: Date? = nil,
-        retirement: Retirement? = nil
+        retirement: Retirement? = nil,
+        owner: String? = nil
     ) {
         self.token = token
         self.topic = topic
@@ -33,5 +38,6 @@ public struct DeviceRecord: Sendable, Hashable {
         self.createdAt = createdAt
         self.retiredAt = retiredAt
         self.retirement = retirement
+        self.owner = owner
     }
 }

@@ -1,7 +1,7 @@
 public import Foundation
 public import HeraldWire
 
-/// Where the gateway keeps keys, devices and notifications.
+/// Where the gateway keeps keys, devices, apps and notifications with their delivery state.
 ///
 /// Every conforming store must pass the conformance suite in `HeraldTesting` (`StoreConformance`).
 /// Implementations are safe to call from many tasks at once and, for file-backed stores, from
@@ -12,15 +12,40 @@ public protocol Store: Sendable {
     func key(teamID: String, keyID: String) async throws(StoreError) -> ProviderKey?
     func keys() async throws(StoreError) -> [ProviderKey]
 
-    /// Adds a device or replaces the one with the same token.
+    /// Adds a device token or replaces the one with the same token.
     func saveDevice(_ device: DeviceRecord) async throws(StoreError)
     func device(_ token: DeviceToken) async throws(StoreError) -> DeviceRecord?
-    /// Marks a device as no longer taking pushes; false when the token is unknown.
+    /// The live (not retired) tokens of a linked device, one per app.
+    func devices(owner: String) async throws(StoreError) -> [DeviceRecord]
+    /// The live token of `owner` for `bundleID`, created with a new random token if there is none.
+    func register(owner: String, bundleID: String, environment: APNsEnvironment, at date: Date) async throws(StoreError) -> DeviceRecord
+    /// Marks a token as no longer taking pushes and discards what was pending for it (`unregistered`);
+    /// false when the token is unknown.
     func retireDevice(_ token: DeviceToken, as retirement: DeviceRecord.Retirement, at date: Date) async throws(StoreError) -> Bool
 
-    /// Commits a batch of notifications in one transaction: all are durable when this returns.
-    func insertNotifications(_ batch: [StoredNotification]) async throws(StoreError)
-    /// The notification with this `apns-id` or `apns-unique-id`.
+    /// Adds a linked device or updates its last-seen time.
+    func saveLinkedDevice(_ device: LinkedDevice) async throws(StoreError)
+    func linkedDevices() async throws(StoreError) -> [LinkedDevice]
+
+    /// Sets the storage policy of an app.
+    func setStoragePolicy(_ policy: StoragePolicy, bundleID: String) async throws(StoreError)
+    /// The app's storage policy: ``StoragePolicy/latest`` unless one was set.
+    func storagePolicy(bundleID: String) async throws(StoreError) -> StoragePolicy
+    /// Every app with a policy or a registered device.
+    func apps() async throws(StoreError) -> [AppRecord]
+
+    /// Commits a batch in one transaction, applying each offline notification's policy (expiration 0,
+    /// collapse id, latest, the cap of all) in the same transaction. All are durable when this returns;
+    /// the result is the batch with ids and delivery states assigned, in order.
+    func insertNotifications(_ batch: [StoredNotification]) async throws(StoreError) -> [StoredNotification]
+    /// Pending notifications of a linked device with ids above `id`, oldest first.
+    func pendingNotifications(deviceID: String, after id: Int64, limit: Int) async throws(StoreError) -> [StoredNotification]
+    func pendingNotificationCount(deviceID: String) async throws(StoreError) -> Int
+    /// Marks pending notifications as delivered (the device acknowledged them).
+    func markDelivered(_ ids: [Int64], at date: Date) async throws(StoreError)
+    /// Marks pending notifications as discarded.
+    func discardNotifications(_ ids: [Int64], reason: DiscardReason, at date: Date) async throws(StoreError)
+    /// The latest notification with this `apns-id` or `apns-unique-id`.
     func notification(id: UUID) async throws(StoreError) -> StoredNotification?
     func notificationCount() async throws(StoreError) -> Int
 

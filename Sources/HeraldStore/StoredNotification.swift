@@ -3,10 +3,14 @@ public import HeraldWire
 
 /// A notification the gateway accepted, as it is kept until delivered or discarded.
 public struct StoredNotification: Sendable, Hashable {
+    /// The store's sequence number, assigned at commit in commit order; nil before.
+    public var id: Int64?
     public var apnsID: UUID
     /// The delivery-log key (`apns-unique-id`).
     public var uniqueID: UUID
     public var deviceToken: DeviceToken
+    /// The linked device the token belongs to; nil for a virtual device.
+    public var deviceID: String?
     /// The app's bundle id (the request's topic without its push-type suffix).
     public var bundleID: String
     /// The `apns-topic` as sent.
@@ -19,11 +23,17 @@ public struct StoredNotification: Sendable, Hashable {
     /// The JSON body exactly as received.
     public var payload: Data
     public var receivedAt: Date
+    /// The policy it is kept under because its device was offline when it was accepted; nil when the
+    /// device was online (it is pushed at once) or is virtual.
+    public var offlinePolicy: StoragePolicy?
+    public var delivery: Delivery
 
     public init(
+        id: Int64? = nil,
         apnsID: UUID,
         uniqueID: UUID,
         deviceToken: DeviceToken,
+        deviceID: String? = nil,
         bundleID: String,
         topic: String,
         pushType: PushType,
@@ -31,11 +41,15 @@ public struct StoredNotification: Sendable, Hashable {
         expiration: Int64?,
         collapseID: String?,
         payload: Data,
-        receivedAt: Date
+        receivedAt: Date,
+        offlinePolicy: StoragePolicy? = nil,
+        delivery: Delivery = Delivery()
     ) {
+        self.id = id
         self.apnsID = apnsID
         self.uniqueID = uniqueID
         self.deviceToken = deviceToken
+        self.deviceID = deviceID
         self.bundleID = bundleID
         self.topic = topic
         self.pushType = pushType
@@ -44,5 +58,18 @@ public struct StoredNotification: Sendable, Hashable {
         self.collapseID = collapseID
         self.payload = payload
         self.receivedAt = receivedAt
+        self.offlinePolicy = offlinePolicy
+        self.delivery = delivery
     }
+
+    /// True when `apns-expiration` has passed at `now` (0 counts as passed once it was tried).
+    public func isExpired(at now: Date) -> Bool {
+        guard let expiration else {
+            return now.timeIntervalSince(receivedAt) > Self.defaultStoragePeriod
+        }
+        return expiration == 0 || Double(expiration) < now.timeIntervalSince1970
+    }
+
+    /// How long a notification without `apns-expiration` is kept for an offline device (APNs: 30 days).
+    public static let defaultStoragePeriod: TimeInterval = 30 * 24 * 3600
 }

@@ -60,7 +60,7 @@ public final class TestGateway: Sendable {
         configuration.shutdownGracePeriod = .seconds(5)
         configure(&configuration)
         let clock = ManualClock(Date())
-        let store = store ?? MemoryStore()
+        let store = try store ?? FaultInjectingStore(wrapping: SQLiteStore(path: directory.path + "-store.sqlite"))
         let gateway = try await Gateway.start(
             configuration: configuration,
             store: store,

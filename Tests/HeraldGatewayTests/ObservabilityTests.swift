@@ -46,7 +46,7 @@ import Testing
         #expect(try await connection.send(try await gateway.push { $0.token = DeviceToken.random().hex; $0.body = Data(secretBody.utf8) }).status == 400)
         let forged = try await gateway.push { $0.jwt = "eyJhbGciOiJFUzI1NiJ9.eyJpc3MiOiJYIn0.c2ln" }
         #expect(try await gateway.connect().send(forged).status == 403)
-        (gateway.store as? MemoryStore)?.setFailWrites(true)
+        (gateway.store as? FaultInjectingStore)?.setFailWrites(true)
         #expect(try await connection.send(push).status == 500)
         try await gateway.stop()
 

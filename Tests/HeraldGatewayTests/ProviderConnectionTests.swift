@@ -59,7 +59,7 @@ import Testing
 
     @Test func gracefulShutdownFinishesOpenRequests() async throws {
         let gateway = try await TestGateway.start()
-        let store = try #require(gateway.store as? MemoryStore)
+        let store = try #require(gateway.store as? FaultInjectingStore)
         let connection = try await gateway.connect()
         #expect(try await connection.send(try await gateway.push()).status == 200)
 
@@ -82,7 +82,8 @@ import Testing
         let response = try await accepted.value
         #expect(response.status == 200)
         try await stopping.value
-        #expect(store.notifications.contains { APNsID.format($0.uniqueID) == response.uniqueID })
+        let uniqueID = try #require(response.uniqueID.flatMap(APNsID.parse))
+        #expect(try await store.notification(id: uniqueID) != nil)
     }
 
     @Test func certificateAuthenticationNamesTheTopic() async throws {

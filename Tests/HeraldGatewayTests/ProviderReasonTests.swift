@@ -96,7 +96,7 @@ import Testing
             return try await connection.send(push)
         },
         .single(.internalServerError) { gateway in
-            (gateway.store as? MemoryStore)?.setFailWrites(true)
+            (gateway.store as? FaultInjectingStore)?.setFailWrites(true)
             return try await gateway.push()
         },
         .single(.serviceUnavailable, configure: { $0.writeQueueLimit = 0 }) { try await $0.push() },

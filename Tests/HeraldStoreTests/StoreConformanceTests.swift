@@ -13,10 +13,6 @@ import Testing
         try await StoreConformance.run(SQLiteStore(path: Self.temporaryPath()))
     }
 
-    @Test func memoryStoreConforms() async throws {
-        try await StoreConformance.run(MemoryStore())
-    }
-
     @Test func sqliteKeepsWhatWasCommittedAcrossReopening() async throws {
         let path = Self.temporaryPath()
         let token = DeviceToken.random()

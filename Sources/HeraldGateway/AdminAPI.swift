@@ -1,0 +1,164 @@
+import Foundation
+import HeraldStore
+import HeraldWire
+import Hummingbird
+import NIOCore
+
+/// The admin JSON API on the console port, behind `Authorization: Bearer <DATA_DIR/admin-token>`:
+/// the delivery log of a notification, the devices, the apps and their storage policies.
+struct AdminAPI: Sendable {
+    let store: any Store
+    let hub: DeviceHub
+    let token: String
+
+    func register(on router: Router<BasicRequestContext>) {
+        let group = router.group("v1").add(middleware: BearerCheck(token: token))
+        group.get("notifications/:id") { _, context in try await notification(context.parameters.get("id") ?? "") }
+        group.get("devices") { _, _ in try await devices() }
+        group.get("apps") { _, _ in try await apps() }
+        group.put("apps/:bundleID") { request, context in
+            try await setPolicy(bundleID: context.parameters.get("bundleID") ?? "", body: try await request.body.collect(upTo: 4096))
+        }
+    }
+
+    private func notification(_ id: String) async throws -> Response {
+        guard let uuid = APNsID.parse(id) else {
+            return Self.error(.badRequest, "NotAnID", "give an apns-id or apns-unique-id (a UUID)")
+        }
+        guard let notification = try await store.notification(id: uuid) else {
+            return Self.error(.notFound, "NotFound", "no notification with this apns-id or apns-unique-id")
+        }
+        return Self.json(.ok, Self.timeline(of: notification))
+    }
+
+    static func timeline(of notification: StoredNotification) -> JSONValue {
+        let delivery = notification.delivery
+        var events: [JSONValue] = [event("received", notification.receivedAt)]
+        if let storedAt = delivery.storedAt { events.append(event("stored", storedAt)) }
+        if let deliveredAt = delivery.deliveredAt { events.append(event("delivered", deliveredAt)) }
+        if let discardedAt = delivery.discardedAt {
+            var discarded = event("discarded", discardedAt)
+            if case .object(var fields) = discarded, let reason = delivery.discardReason {
+                fields["reason"] = .string(reason.rawValue)
+                discarded = .object(fields)
+            }
+            events.append(discarded)
+        }
+        var fields: [String: JSONValue] = [
+            "apnsID": .string(APNsID.format(notification.apnsID)),
+            "uniqueID": .string(APNsID.format(notification.uniqueID)),
+            "topic": .string(notification.topic),
+            "bundleID": .string(notification.bundleID),
+            "deviceToken": .string(notification.deviceToken.hex),
+            "pushType": .string(notification.pushType.rawValue),
+            "priority": .integer(Int64(notification.priority.rawValue)),
+            "state": .string(delivery.state.rawValue),
+            "timeline": .array(events),
+        ]
+        if let deviceID = notification.deviceID { fields["deviceID"] = .string(deviceID) }
+        if let collapseID = notification.collapseID { fields["collapseID"] = .string(collapseID) }
+        if let expiration = notification.expiration { fields["expiration"] = .integer(expiration) }
+        if let policy = notification.offlinePolicy { fields["storagePolicy"] = policyJSON(policy) }
+        return .object(fields)
+    }
+
+    private static func event(_ name: String, _ date: Date) -> JSONValue {
+        .object(["event": .string(name), "at": .string(timestamp(date))])
+    }
+
+    private func devices() async throws -> Response {
+        let online = hub.onlineDeviceIDs
+        var list: [JSONValue] = []
+        for device in try await store.linkedDevices() {
+            let apps = try await store.devices(owner: device.id).map { record -> JSONValue in
+                .object(["topic": .string(record.topic), "deviceToken": .string(record.token.hex)])
+            }
+            list.append(.object([
+                "deviceID": .string(device.id),
+                "online": .bool(online.contains(device.id)),
+                "firstSeen": .string(Self.timestamp(device.firstSeenAt)),
+                "lastSeen": .string(Self.timestamp(device.lastSeenAt)),
+                "pending": .integer(Int64(try await store.pendingNotificationCount(deviceID: device.id))),
+                "apps": .array(apps),
+            ]))
+        }
+        return Self.json(.ok, .object(["devices": .array(list)]))
+    }
+
+    private func apps() async throws -> Response {
+        let list = try await store.apps().map { app -> JSONValue in
+            .object([
+                "bundleID": .string(app.bundleID),
+                "storagePolicy": Self.policyJSON(app.storagePolicy),
+                "devices": .integer(Int64(app.deviceCount)),
+            ])
+        }
+        return Self.json(.ok, .object(["apps": .array(list)]))
+    }
+
+    private func setPolicy(bundleID: String, body: ByteBuffer) async throws -> Response {
+        guard TopicSyntax.isValid(bundleID), !bundleID.isEmpty else {
+            return Self.error(.badRequest, "BadTopic", "\(bundleID) is not a bundle id")
+        }
+        guard let value = try? JSONValue.parse(Data(body.readableBytesView)),
+              let kind = value["kind"]?.stringValue.flatMap(StoragePolicy.Kind.init(rawValue:))
+        else {
+            return Self.error(.badRequest, "BadPolicy", #"send {"kind":"latest"} or {"kind":"all","cap":N}"#)
+        }
+        let cap = value["cap"]?.integerValue.map(Int.init) ?? StoragePolicy.defaultCap
+        guard cap >= 1 else { return Self.error(.badRequest, "BadPolicy", "cap must be at least 1") }
+        let policy = StoragePolicy(kind: kind, cap: cap)
+        try await store.setStoragePolicy(policy, bundleID: bundleID)
+        return Self.json(.ok, .object(["bundleID": .string(bundleID), "storagePolicy": Self.policyJSON(policy)]))
+    }
+
+    static func policyJSON(_ policy: StoragePolicy) -> JSONValue {
+        policy.kind == .all
+            ? .object(["kind": .string("all"), "cap": .integer(Int64(policy.cap))])
+            : .object(["kind": .string("latest")])
+    }
+
+    static func timestamp(_ date: Date) -> String {
+        date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
+    }
+
+    static func json(_ status: HTTPResponse.Status, _ value: JSONValue) -> Response {
+        var body = value.encoded()
+        body.append(UInt8(ascii: "\n"))
+        return Response(
+            status: status,
+            headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: body))
+        )
+    }
+
+    static func error(_ status: HTTPResponse.Status, _ reason: String, _ message: String) -> Response {
+        json(status, .object(["reason": .string(reason), "message": .string(message)]))
+    }
+}
+
+/// Refuses a request without `Authorization: Bearer <admin token>` with 401.
+private struct BearerCheck: RouterMiddleware {
+    typealias Context = BasicRequestContext
+    let token: String
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let presented = request.headers[.authorization].flatMap { value -> String? in
+            let parts = value.split(separator: " ", maxSplits: 1)
+            guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+            return String(parts[1]).trimmingCharacters(in: .whitespaces)
+        }
+        guard let presented, Self.constantTimeEqual(presented, token) else {
+            var response = AdminAPI.error(.unauthorized, "Unauthorized", "send Authorization: Bearer <the token in DATA_DIR/admin-token>")
+            response.headers[.wwwAuthenticate] = "Bearer"
+            return response
+        }
+        return try await next(request, context)
+    }
+
+    private static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        guard x.count == y.count else { return false }
+        return zip(x, y).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import HeraldStore
+import HeraldWire
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// Writes acknowledgements and discards to the store in batches, off the path of the link.
+///
+/// Nothing here needs to be durable before the device moves on: a delivery whose record is lost in a
+/// crash is sent again after restart and the device drops it as a duplicate.
+final class DeliveryRecorder: Service, Sendable {
+    private struct State {
+        var delivered: [Int64] = []
+        var discarded: [DiscardReason: [Int64]] = [:]
+        var waiter: CheckedContinuation<Void, Never>?
+        var closing = false
+        var isEmpty: Bool { delivered.isEmpty && discarded.isEmpty }
+    }
+
+    private let state = Mutex(State())
+    private let store: any Store
+    private let clock: any WallClock
+    private let logger: Logger
+
+    init(store: any Store, clock: any WallClock, logger: Logger) {
+        self.store = store
+        self.clock = clock
+        self.logger = logger
+    }
+
+    func delivered(_ id: Int64) {
+        enqueue { $0.delivered.append(id) }
+    }
+
+    func discarded(_ ids: [Int64], reason: DiscardReason) {
+        guard !ids.isEmpty else { return }
+        enqueue { $0.discarded[reason, default: []].append(contentsOf: ids) }
+    }
+
+    private func enqueue(_ change: (inout State) -> Void) {
+        let waiter = state.withLock { state in
+            change(&state)
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+
+    func run() async throws {
+        await withTaskCancellationHandler {
+            await withGracefulShutdownHandler {
+                while let (delivered, discarded) = await take() {
+                    await write(delivered: delivered, discarded: discarded)
+                }
+            } onGracefulShutdown: {
+                self.close()
+            }
+        } onCancel: {
+            self.close()
+        }
+    }
+
+    private func close() {
+        enqueue { $0.closing = true }
+    }
+
+    private func take() async -> ([Int64], [DiscardReason: [Int64]])? {
+        while true {
+            let taken: ([Int64], [DiscardReason: [Int64]])?? = state.withLock { state in
+                if state.isEmpty { return state.closing ? .some(nil) : nil }
+                defer { state.delivered = []; state.discarded = [:] }
+                return (state.delivered, state.discarded)
+            }
+            if let taken { return taken }
+            await withCheckedContinuation { continuation in
+                let resumeNow = state.withLock { state in
+                    if !state.isEmpty || state.closing { return true }
+                    state.waiter = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        }
+    }
+
+    private func write(delivered: [Int64], discarded: [DiscardReason: [Int64]]) async {
+        let now = clock.now()
+        do {
+            try await store.markDelivered(delivered, at: now)
+            for (reason, ids) in discarded {
+                try await store.discardNotifications(ids, reason: reason, at: now)
+            }
+        } catch {
+            logger.error("delivery log write failed", metadata: ["error": "\(error.code): \(error.message)"])
+        }
+    }
+}

@@ -1,0 +1,177 @@
+public import Foundation
+import GRDB
+import HeraldWire
+
+extension SQLiteStore {
+    public func insertNotifications(_ batch: [StoredNotification]) async throws(StoreError) -> [StoredNotification] {
+        guard !batch.isEmpty else { return [] }
+        return try await write("store \(batch.count) notifications") { db in
+            let insert = try db.cachedStatement(sql: """
+                INSERT INTO notification
+                (apns_id, unique_id, device_token, device_id, bundle_id, topic, push_type, priority, expiration,
+                 collapse_id, payload, received_at, offline_policy, offline_cap, state, stored_at, discarded_at, discard_reason)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+            var committed = batch
+            for index in committed.indices {
+                var notification = committed[index]
+                notification.delivery = Self.admission(of: notification)
+                try insert.execute(arguments: [
+                    notification.apnsID.bytes, notification.uniqueID.bytes,
+                    notification.deviceToken.hex, notification.deviceID, notification.bundleID, notification.topic,
+                    notification.pushType.rawValue, notification.priority.rawValue, notification.expiration,
+                    notification.collapseID, notification.payload, notification.receivedAt.timeIntervalSince1970,
+                    notification.offlinePolicy?.kind.rawValue, notification.offlinePolicy?.cap,
+                    notification.delivery.state.rawValue, notification.delivery.storedAt?.timeIntervalSince1970,
+                    notification.delivery.discardedAt?.timeIntervalSince1970, notification.delivery.discardReason?.rawValue,
+                ])
+                notification.id = db.lastInsertedRowID
+                if notification.delivery.storedAt != nil {
+                    try Self.applyOfflinePolicy(to: notification, db)
+                }
+                committed[index] = notification
+            }
+            return committed
+        }
+    }
+
+    /// The delivery state a notification starts in: a virtual device keeps everything for the log; an
+    /// offline device stores it unless its expiration is 0; an online device gets it pushed.
+    private static func admission(of notification: StoredNotification) -> Delivery {
+        guard notification.deviceID != nil else { return Delivery(storedAt: notification.receivedAt) }
+        guard notification.offlinePolicy != nil else { return Delivery() }
+        if notification.expiration == 0 {
+            return Delivery(state: .discarded, discardedAt: notification.receivedAt, discardReason: .expired)
+        }
+        return Delivery(storedAt: notification.receivedAt)
+    }
+
+    /// Discards what the newly stored `notification` replaces: the same collapse id, then the older
+    /// ones under `latest`, or the oldest past the cap under `all`.
+    private static func applyOfflinePolicy(to notification: StoredNotification, _ db: Database) throws {
+        guard let id = notification.id, let policy = notification.offlinePolicy else { return }
+        let at = notification.receivedAt.timeIntervalSince1970
+        let token = notification.deviceToken.hex
+        let pending = "device_token = ? AND state = 'pending' AND device_id IS NOT NULL AND id < ?"
+        let discard = "UPDATE notification SET state = 'discarded', discarded_at = ?, discard_reason = ? WHERE "
+        switch policy.kind {
+        case .latest:
+            try db.execute(sql: discard + pending, arguments: [at, DiscardReason.coalesced.rawValue, token, id])
+            return
+        case .all:
+            if let collapseID = notification.collapseID {
+                try db.execute(
+                    sql: discard + pending + " AND collapse_id = ?",
+                    arguments: [at, DiscardReason.coalesced.rawValue, token, id, collapseID]
+                )
+            }
+            // The id at position `cap` counting down from the newest: it and everything older overflow.
+            let oldestKept = try Int64.fetchOne(
+                db,
+                sql: "SELECT id FROM notification WHERE \(pending) ORDER BY id DESC LIMIT 1 OFFSET ?",
+                arguments: [token, id + 1, policy.cap]
+            )
+            if let oldestKept {
+                try db.execute(sql: discard + pending, arguments: [at, DiscardReason.overflow.rawValue, token, oldestKept + 1])
+            }
+        }
+    }
+
+    public func pendingNotifications(deviceID: String, after id: Int64, limit: Int) async throws(StoreError) -> [StoredNotification] {
+        try await read("read pending notifications") { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM notification
+                    WHERE device_id = ? AND state = 'pending' AND device_id IS NOT NULL AND id > ?
+                    ORDER BY id LIMIT ?
+                    """,
+                arguments: [deviceID, id, limit]
+            ).map(Self.notification(from:))
+        }
+    }
+
+    public func pendingNotificationCount(deviceID: String) async throws(StoreError) -> Int {
+        try await read("count pending notifications") { db in
+            try Int.fetchOne(
+                db,
+                sql: "SELECT COUNT(*) FROM notification WHERE device_id = ? AND state = 'pending' AND device_id IS NOT NULL",
+                arguments: [deviceID]
+            ) ?? 0
+        }
+    }
+
+    public func markDelivered(_ ids: [Int64], at date: Date) async throws(StoreError) {
+        guard !ids.isEmpty else { return }
+        try await write("record \(ids.count) deliveries") { db in
+            let statement = try db.cachedStatement(
+                sql: "UPDATE notification SET state = 'delivered', delivered_at = ? WHERE id = ? AND state = 'pending'"
+            )
+            for id in ids { try statement.execute(arguments: [date.timeIntervalSince1970, id]) }
+        }
+    }
+
+    public func discardNotifications(_ ids: [Int64], reason: DiscardReason, at date: Date) async throws(StoreError) {
+        guard !ids.isEmpty else { return }
+        try await write("discard \(ids.count) notifications") { db in
+            let statement = try db.cachedStatement(sql: """
+                UPDATE notification SET state = 'discarded', discarded_at = ?, discard_reason = ?
+                WHERE id = ? AND state = 'pending'
+                """)
+            for id in ids { try statement.execute(arguments: [date.timeIntervalSince1970, reason.rawValue, id]) }
+        }
+    }
+
+    public func notification(id: UUID) async throws(StoreError) -> StoredNotification? {
+        let bytes = id.bytes
+        return try await read("read a notification") { db in
+            try Row.fetchOne(
+                db,
+                sql: "SELECT * FROM notification WHERE unique_id = ? OR apns_id = ? ORDER BY id DESC LIMIT 1",
+                arguments: [bytes, bytes]
+            ).map(Self.notification(from:))
+        }
+    }
+
+    public func notificationCount() async throws(StoreError) -> Int {
+        try await read("count notifications") { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM notification") ?? 0
+        }
+    }
+
+    private static func notification(from row: Row) throws -> StoredNotification {
+        guard let apnsID = UUID(bytes: row["apns_id"]),
+              let uniqueID = UUID(bytes: row["unique_id"]),
+              let token = DeviceToken(hex: row["device_token"] as String),
+              let state = Delivery.State(rawValue: row["state"])
+        else { throw StoreError(.corrupt, "a notification row cannot be read") }
+        let date = { (column: String) in (row[column] as Double?).map(Date.init(timeIntervalSince1970:)) }
+        var offlinePolicy: StoragePolicy?
+        if let kind = (row["offline_policy"] as String?).flatMap(StoragePolicy.Kind.init(rawValue:)) {
+            offlinePolicy = StoragePolicy(kind: kind, cap: row["offline_cap"] ?? 1)
+        }
+        return StoredNotification(
+            id: row["id"],
+            apnsID: apnsID,
+            uniqueID: uniqueID,
+            deviceToken: token,
+            deviceID: row["device_id"],
+            bundleID: row["bundle_id"],
+            topic: row["topic"],
+            pushType: PushType(rawValue: row["push_type"]),
+            priority: Priority(rawValue: row["priority"]),
+            expiration: row["expiration"],
+            collapseID: row["collapse_id"],
+            payload: row["payload"],
+            receivedAt: Date(timeIntervalSince1970: row["received_at"]),
+            offlinePolicy: offlinePolicy,
+            delivery: Delivery(
+                state: state,
+                storedAt: date("stored_at"),
+                deliveredAt: date("delivered_at"),
+                discardedAt: date("discarded_at"),
+                discardReason: (row["discard_reason"] as String?).map(DiscardReason.init(rawValue:))
+            )
+        )
+    }
+}

@@ -1,0 +1,91 @@
+public import Foundation
+public import HeraldStore
+public import HeraldWire
+import Synchronization
+
+/// A real store with faults on demand: notification inserts can be made to fail or to wait, to
+/// provoke 500s and to keep requests in flight. Everything else passes straight through.
+public final class FaultInjectingStore: Store {
+    private struct Faults {
+        var failWrites = false
+        var held: [CheckedContinuation<Void, Never>]?
+    }
+
+    public let base: any Store
+    private let faults = Mutex(Faults())
+
+    public init(wrapping base: any Store) {
+        self.base = base
+    }
+
+    /// Makes every later notification insert fail (true) or succeed again (false).
+    public func setFailWrites(_ fail: Bool) {
+        faults.withLock { $0.failWrites = fail }
+    }
+
+    /// Makes notification inserts wait until ``releaseWrites()``.
+    public func holdWrites() {
+        faults.withLock { if $0.held == nil { $0.held = [] } }
+    }
+
+    public func releaseWrites() {
+        let waiting = faults.withLock { faults in
+            defer { faults.held = nil }
+            return faults.held ?? []
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+
+    /// How many inserts are waiting on ``holdWrites()``.
+    public var heldWriteCount: Int { faults.withLock { $0.held?.count ?? 0 } }
+
+    public func insertNotifications(_ batch: [StoredNotification]) async throws(StoreError) -> [StoredNotification] {
+        await withCheckedContinuation { continuation in
+            let wait = faults.withLock { faults in
+                guard faults.held != nil else { return false }
+                faults.held?.append(continuation)
+                return true
+            }
+            if !wait { continuation.resume() }
+        }
+        if faults.withLock({ $0.failWrites }) { throw StoreError(.unavailable, "writes are failing (test)") }
+        return try await base.insertNotifications(batch)
+    }
+
+    public func saveKey(_ key: ProviderKey) async throws(StoreError) { try await base.saveKey(key) }
+    public func key(teamID: String, keyID: String) async throws(StoreError) -> ProviderKey? {
+        try await base.key(teamID: teamID, keyID: keyID)
+    }
+    public func keys() async throws(StoreError) -> [ProviderKey] { try await base.keys() }
+    public func saveDevice(_ device: DeviceRecord) async throws(StoreError) { try await base.saveDevice(device) }
+    public func device(_ token: DeviceToken) async throws(StoreError) -> DeviceRecord? { try await base.device(token) }
+    public func devices(owner: String) async throws(StoreError) -> [DeviceRecord] { try await base.devices(owner: owner) }
+    public func register(owner: String, bundleID: String, environment: APNsEnvironment, at date: Date) async throws(StoreError) -> DeviceRecord {
+        try await base.register(owner: owner, bundleID: bundleID, environment: environment, at: date)
+    }
+    public func retireDevice(_ token: DeviceToken, as retirement: DeviceRecord.Retirement, at date: Date) async throws(StoreError) -> Bool {
+        try await base.retireDevice(token, as: retirement, at: date)
+    }
+    public func saveLinkedDevice(_ device: LinkedDevice) async throws(StoreError) { try await base.saveLinkedDevice(device) }
+    public func linkedDevices() async throws(StoreError) -> [LinkedDevice] { try await base.linkedDevices() }
+    public func setStoragePolicy(_ policy: StoragePolicy, bundleID: String) async throws(StoreError) {
+        try await base.setStoragePolicy(policy, bundleID: bundleID)
+    }
+    public func storagePolicy(bundleID: String) async throws(StoreError) -> StoragePolicy {
+        try await base.storagePolicy(bundleID: bundleID)
+    }
+    public func apps() async throws(StoreError) -> [AppRecord] { try await base.apps() }
+    public func pendingNotifications(deviceID: String, after id: Int64, limit: Int) async throws(StoreError) -> [StoredNotification] {
+        try await base.pendingNotifications(deviceID: deviceID, after: id, limit: limit)
+    }
+    public func pendingNotificationCount(deviceID: String) async throws(StoreError) -> Int {
+        try await base.pendingNotificationCount(deviceID: deviceID)
+    }
+    public func markDelivered(_ ids: [Int64], at date: Date) async throws(StoreError) { try await base.markDelivered(ids, at: date) }
+    public func discardNotifications(_ ids: [Int64], reason: DiscardReason, at date: Date) async throws(StoreError) {
+        try await base.discardNotifications(ids, reason: reason, at: date)
+    }
+    public func notification(id: UUID) async throws(StoreError) -> StoredNotification? { try await base.notification(id: id) }
+    public func notificationCount() async throws(StoreError) -> Int { try await base.notificationCount() }
+    public func maintain() async throws(StoreError) { try await base.maintain() }
+}
