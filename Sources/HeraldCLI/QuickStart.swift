@@ -49,7 +49,14 @@ struct QuickStart {
         return QuickStart(keyID: keyID, keyPath: keyPath, deviceToken: deviceToken.hex, jwt: jwt)
     }
 
-    func text(configuration: GatewayConfiguration, providerPort: Int, consolePort: Int, caPath: String?) -> String {
+    func text(
+        configuration: GatewayConfiguration,
+        providerPort: Int,
+        devicePort: Int,
+        consolePort: Int,
+        caPath: String?,
+        dataDirectory: DataDirectory
+    ) -> String {
         let scheme = configuration.plaintext ? "http" : "https"
         let host = ["127.0.0.1", "0.0.0.0", "::"].contains(configuration.host) ? "localhost" : configuration.host
         let url = "\(scheme)://\(host):\(providerPort)"
@@ -58,10 +65,14 @@ struct QuickStart {
         let curlTLS = configuration.plaintext ? "--http2-prior-knowledge" : "--http2" + (caPath.map { " --cacert \($0)" } ?? "")
         let payload = #"{"aps":{"alert":{"title":"Hello","body":"from Herald"}}}"#
         return """
-            Herald gateway (\(configuration.environment)) — provider API \(url) (HTTP/2\(configuration.plaintext ? ", plaintext" : " over TLS")), console http://\(host):\(consolePort)
+            Herald gateway (\(configuration.environment)) — provider API \(url) (HTTP/2\(configuration.plaintext ? ", plaintext" : " over TLS")), device link \(scheme)://\(host):\(devicePort), console http://\(host):\(consolePort)
               CA to trust:  \(caPath ?? "(your own certificate)")
               Demo key:     \(keyPath)  (team \(Self.teamID), key \(keyID), all topics)
-              Demo device:  \(deviceToken)  (topic \(Self.topic))
+              Demo device:  \(deviceToken)  (topic \(Self.topic); a virtual device that stays offline)
+              Admin API:    curl -H "authorization: bearer $(cat \(dataDirectory.adminTokenPath))" http://\(host):\(consolePort)/v1/devices
+
+            Make this machine a device (another terminal); it prints its own device token to send to:
+              \(herald) device --gateway \(scheme)://\(host):\(devicePort)\(caFlag) --topic \(Self.topic)
 
             Send a notification:
               echo '\(payload)' | \(herald) send --gateway \(url)\(caFlag) --p8 \(keyPath) --key-id \(keyID) --team-id \(Self.teamID) --topic \(Self.topic) --device \(deviceToken) -

@@ -20,7 +20,7 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("provider-port"), help: "Provider API port (HTTP/2).")
     var providerPort = 2197
 
-    @Option(name: .customLong("device-port"), help: "Device link port (devices connect here once the device link ships).")
+    @Option(name: .customLong("device-port"), help: "Device link port: `herald device` connects here (WebSocket over TLS).")
     var devicePort = 5223
 
     @Option(name: .customLong("console-port"), help: "Console port: /healthz, /metrics, admin API.")
@@ -74,6 +74,7 @@ struct Serve: AsyncParsableCommand {
         configuration.host = host
         configuration.providerPort = providerPort
         configuration.consolePort = consolePort
+        configuration.devicePort = devicePort
         configuration.plaintext = plaintext
         configuration.environment = environment
         configuration.tlsCertificatePath = tlsCertificate
@@ -88,9 +89,10 @@ struct Serve: AsyncParsableCommand {
             group.addTask { try await gateway.run() }
             if let quickStart {
                 let consolePort = try await gateway.consolePort()
+                let devicePort = try await gateway.devicePort()
                 printNow(quickStart.text(
-                    configuration: configuration, providerPort: gateway.providerPort, consolePort: consolePort,
-                    caPath: gateway.caCertificatePath
+                    configuration: configuration, providerPort: gateway.providerPort, devicePort: devicePort,
+                    consolePort: consolePort, caPath: gateway.caCertificatePath, dataDirectory: directory
                 ))
             }
             try await group.waitForAll()

@@ -1,0 +1,67 @@
+package import Foundation
+import GRDB
+
+/// What the device remembers between runs: the apns-ids it has presented (so a notification sent
+/// again after a dropped link or a gateway restart is shown once) and its tokens per gateway and app.
+package final class DeliveryJournal: Sendable {
+    private let database: DatabaseQueue
+    /// Seen ids kept; older ones are forgotten (the gateway never resends something that old).
+    private let retention: TimeInterval = 30 * 24 * 3600
+
+    package init(path: String) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
+        // A device that crashes may show a notification twice at worst if the journal lost its last
+        // commit to a power cut; synchronous = NORMAL keeps each record cheap.
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+        database = try DatabaseQueue(path: path, configuration: configuration)
+        try database.write { db in
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+            try db.execute(sql: """
+                CREATE TABLE IF NOT EXISTS seen (apns_id TEXT PRIMARY KEY NOT NULL, seen_at DOUBLE NOT NULL);
+                CREATE TABLE IF NOT EXISTS registration (
+                    gateway TEXT NOT NULL, topic TEXT NOT NULL, device_token TEXT NOT NULL,
+                    PRIMARY KEY (gateway, topic)
+                );
+                """)
+            try db.execute(sql: "DELETE FROM seen WHERE seen_at < ?", arguments: [Date().timeIntervalSince1970 - retention])
+        }
+    }
+
+    /// Records `apnsID` as presented; false when it already was (a duplicate to drop).
+    package func firstSighting(of apnsID: String, at date: Date = Date()) throws -> Bool {
+        try database.write { db in
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO seen (apns_id, seen_at) VALUES (?, ?)",
+                arguments: [apnsID, date.timeIntervalSince1970]
+            )
+            return db.changesCount > 0
+        }
+    }
+
+    package func saveRegistration(gateway: String, topic: String, deviceToken: String) throws {
+        try database.write { db in
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO registration (gateway, topic, device_token) VALUES (?, ?, ?)",
+                arguments: [gateway, topic, deviceToken]
+            )
+        }
+    }
+
+    package func removeRegistration(gateway: String, topic: String) throws {
+        try database.write { db in
+            try db.execute(sql: "DELETE FROM registration WHERE gateway = ? AND topic = ?", arguments: [gateway, topic])
+        }
+    }
+
+    /// The token the device last got for `topic` from `gateway`.
+    package func registration(gateway: String, topic: String) throws -> String? {
+        try database.read { db in
+            try String.fetchOne(
+                db,
+                sql: "SELECT device_token FROM registration WHERE gateway = ? AND topic = ?",
+                arguments: [gateway, topic]
+            )
+        }
+    }
+}

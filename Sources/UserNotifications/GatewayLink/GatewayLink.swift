@@ -1,0 +1,152 @@
+package import Crypto
+import Foundation
+package import HeraldWire
+import HummingbirdWSClient
+package import Logging
+import NIOCore
+import NIOSSL
+import NIOWebSocket
+import Synchronization
+
+/// What happens on a device's link to its gateway.
+package enum GatewayLinkEvent: Sendable {
+    case connected(deviceID: String)
+    case registered(topic: String, deviceToken: String)
+    case unregistered(topic: String, deviceToken: String)
+    /// A notification seen for the first time (duplicates are acknowledged and dropped before this).
+    case notification(LinkNotification)
+    /// The gateway refused a request; the link stays open.
+    case refused(reason: String, message: String)
+}
+
+/// Why a link session ended.
+package struct GatewayLinkClosed: Error, CustomStringConvertible {
+    package var description: String
+}
+
+/// The device's side of the device link: authenticates with the device key, registers apps, receives,
+/// de-duplicates and acknowledges notifications. `docs/device-link.md` is the protocol.
+package struct GatewayLink: Sendable {
+    package let url: String
+    private let tls: TLSConfiguration?
+    private let key: P256.Signing.PrivateKey
+    private let journal: DeliveryJournal
+    private let logger: Logger
+
+    /// - Parameters:
+    ///   - gateway: `https://HOST:PORT` (or `wss://`, `ws://`, `http://`) of the gateway's device port.
+    ///   - caPath: A PEM file of the CA to trust (the gateway's `DATA_DIR/tls/ca.pem`); nil trusts the system's.
+    package init(gateway: String, caPath: String?, key: P256.Signing.PrivateKey, journal: DeliveryJournal, logger: Logger) throws {
+        guard var components = URLComponents(string: gateway), let scheme = components.scheme?.lowercased(), components.host != nil else {
+            throw GatewayLinkClosed(description: "\(gateway) is not a URL such as https://localhost:5223")
+        }
+        switch scheme {
+        case "https", "wss": components.scheme = "wss"
+        case "http", "ws": components.scheme = "ws"
+        default: throw GatewayLinkClosed(description: "\(gateway): use https:// (or http:// for a --plaintext gateway)")
+        }
+        if components.path.isEmpty || components.path == "/" { components.path = DeviceLinkMessage.path }
+        guard let url = components.string else { throw GatewayLinkClosed(description: "\(gateway) is not a usable URL") }
+        self.url = url
+        if components.scheme == "wss" {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            if let caPath {
+                tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(caPath))
+            }
+            self.tls = tls
+        } else {
+            tls = nil
+        }
+        self.key = key
+        self.journal = journal
+        self.logger = logger
+    }
+
+    package var deviceID: String { DeviceIdentity.deviceID(of: key.publicKey) }
+
+    /// One connection: authenticates, sends `requests`, then reports events until the gateway closes the
+    /// link or `handler` returns false. Each notification is acknowledged once `handler` returned.
+    ///
+    /// - Returns: Why the link closed.
+    @discardableResult
+    package func session(
+        requests: [DeviceLinkMessage],
+        handler: @escaping @Sendable (GatewayLinkEvent) async throws -> Bool
+    ) async throws -> String {
+        let key = self.key
+        let journal = self.journal
+        let gateway = self.url
+        let close = try await WebSocketClient.connect(
+            url: url,
+            configuration: .init(maxFrameSize: 1 << 16, autoPing: .disabled),
+            tlsConfiguration: tls,
+            logger: logger
+        ) { inbound, outbound, _ in
+            var messages = inbound.messages(maxSize: 1 << 16).makeAsyncIterator()
+            func next() async throws -> DeviceLinkMessage? {
+                guard let message = try await messages.next() else { return nil }
+                guard case .text(let text) = message else { throw GatewayLinkClosed(description: "the gateway sent a binary message") }
+                return try DeviceLinkMessage.decode(text)
+            }
+            func send(_ message: DeviceLinkMessage) async throws {
+                try await outbound.write(.text(message.encoded()))
+            }
+            guard case .challenge(let nonce)? = try await next() else { return }
+            try await send(.hello(try DeviceIdentity.hello(answering: nonce, with: key)))
+            guard case .welcome(let deviceID)? = try await next() else { return }
+            guard try await handler(.connected(deviceID: deviceID)) else { return }
+            for request in requests { try await send(request) }
+            while let message = try await next() {
+                let keepGoing: Bool
+                switch message {
+                case .registered(let topic, let token):
+                    try journal.saveRegistration(gateway: gateway, topic: topic, deviceToken: token)
+                    keepGoing = try await handler(.registered(topic: topic, deviceToken: token))
+                case .unregistered(let topic, let token):
+                    try journal.removeRegistration(gateway: gateway, topic: topic)
+                    keepGoing = try await handler(.unregistered(topic: topic, deviceToken: token))
+                case .notification(let notification):
+                    let first = try journal.firstSighting(of: APNsID.format(notification.apnsID))
+                    keepGoing = first ? try await handler(.notification(notification)) : true
+                    try await send(.ack(uniqueID: notification.uniqueID))
+                case .error(let reason, let message):
+                    keepGoing = try await handler(.refused(reason: reason, message: message))
+                default:
+                    throw GatewayLinkClosed(description: "the gateway sent an unexpected \(message.typeName)")
+                }
+                if !keepGoing {
+                    try await outbound.close(.normalClosure, reason: "done")
+                    return
+                }
+            }
+        }
+        guard let close else { return "the connection closed" }
+        return "\(close.closeCode)" + (close.reason.map { ": \($0)" } ?? "")
+    }
+
+    /// Sessions until cancelled, reconnecting after a dropped link with backoff (0.2 s doubling to 5 s).
+    package func run(
+        topics: [String],
+        handler: @escaping @Sendable (GatewayLinkEvent) async throws -> Void,
+        onDisconnect: @escaping @Sendable (String) async -> Void
+    ) async throws {
+        var delay = Duration.milliseconds(200)
+        while !Task.isCancelled {
+            let connected = Mutex(false)
+            let reason: String
+            do {
+                reason = try await session(requests: topics.map { .register(topic: $0) }) { event in
+                    if case .connected = event { connected.withLock { $0 = true } }
+                    try await handler(event)
+                    return true
+                }
+            } catch {
+                reason = "\(error)"
+            }
+            if connected.withLock({ $0 }) { delay = .milliseconds(200) }
+            await onDisconnect(reason)
+            try await Task.sleep(for: delay)
+            delay = min(delay * 2, .seconds(5))
+        }
+    }
+}
