@@ -9,6 +9,9 @@ public enum StoreConformance {
         try await keysRoundTrip(store)
         try await devicesRoundTrip(store)
         try await notificationsRoundTrip(store)
+        try await registrations(store)
+        try await offlinePolicies(store)
+        try await deliveryStates(store)
     }
 
     static func keysRoundTrip(_ store: any Store) async throws {
@@ -63,16 +66,129 @@ public enum StoreConformance {
                 receivedAt: Date(timeIntervalSince1970: 1_700_000_000 + Double(index))
             )
         }
-        try await store.insertNotifications(batch)
+        let committed = try await store.insertNotifications(batch)
+        #expect(committed.count == 250)
+        let ids = committed.compactMap(\.id)
+        #expect(ids.count == 250 && ids == ids.sorted() && Set(ids).count == 250)
         #expect(try await store.notificationCount() == before + 250)
-        for notification in [batch[0], batch[7], batch[249]] {
+        for notification in [committed[0], committed[7], committed[249]] {
+            // A virtual device's notifications are kept for the log: pending and stored.
+            #expect(notification.delivery == Delivery(storedAt: notification.receivedAt))
             #expect(try await store.notification(id: notification.apnsID) == notification)
             #expect(try await store.notification(id: notification.uniqueID) == notification)
         }
         #expect(try await store.notification(id: UUID()) == nil)
-        try await store.insertNotifications([])
+        #expect(try await store.insertNotifications([]).isEmpty)
         try await store.maintain()
         #expect(try await store.notificationCount() == before + 250)
-        #expect(try await store.notification(id: batch[100].uniqueID) == batch[100])
+        #expect(try await store.notification(id: batch[100].uniqueID) == committed[100])
+    }
+
+    static func registrations(_ store: any Store) async throws {
+        let owner = "device-\(UUID().uuidString)"
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+        let first = try await store.register(owner: owner, bundleID: "com.example.a", environment: .development, at: now)
+        #expect(first.owner == owner && first.topic == "com.example.a" && first.retiredAt == nil)
+        // The same app on the same device keeps its token.
+        #expect(try await store.register(owner: owner, bundleID: "com.example.a", environment: .development, at: now) == first)
+        let second = try await store.register(owner: owner, bundleID: "com.example.b", environment: .development, at: now)
+        #expect(second.token != first.token)
+        #expect(try await store.devices(owner: owner).map(\.topic) == ["com.example.a", "com.example.b"])
+
+        #expect(try await store.retireDevice(first.token, as: .unregistered, at: now))
+        #expect(try await store.devices(owner: owner).map(\.topic) == ["com.example.b"])
+        // Registering again after removal gives a new token, as reinstalling an app does.
+        let again = try await store.register(owner: owner, bundleID: "com.example.a", environment: .development, at: now)
+        #expect(again.token != first.token)
+
+        try await store.saveLinkedDevice(LinkedDevice(id: owner, publicKey: Data([4, 1, 2]), firstSeenAt: now, lastSeenAt: now))
+        try await store.saveLinkedDevice(LinkedDevice(id: owner, publicKey: Data([4, 1, 2]), firstSeenAt: now.addingTimeInterval(9), lastSeenAt: now.addingTimeInterval(9)))
+        let linked = try await store.linkedDevices().first { $0.id == owner }
+        #expect(linked?.firstSeenAt == now && linked?.lastSeenAt == now.addingTimeInterval(9))
+
+        #expect(try await store.storagePolicy(bundleID: "com.example.a") == .latest)
+        try await store.setStoragePolicy(.all(cap: 5), bundleID: "com.example.a")
+        #expect(try await store.storagePolicy(bundleID: "com.example.a") == .all(cap: 5))
+        let apps = try await store.apps()
+        #expect(apps.first { $0.bundleID == "com.example.a" }?.storagePolicy == .all(cap: 5))
+        #expect(apps.first { $0.bundleID == "com.example.b" }?.storagePolicy == .latest)
+    }
+
+    private static func notification(
+        to device: DeviceRecord,
+        at seconds: Double,
+        offline policy: StoragePolicy?,
+        expiration: Int64? = nil,
+        collapseID: String? = nil
+    ) -> StoredNotification {
+        StoredNotification(
+            apnsID: UUID(), uniqueID: UUID(), deviceToken: device.token, deviceID: device.owner, bundleID: device.topic,
+            topic: device.topic, pushType: .alert, priority: .immediate, expiration: expiration, collapseID: collapseID,
+            payload: Data(#"{"aps":{"alert":"x"}}"#.utf8), receivedAt: Date(timeIntervalSince1970: 1_700_000_000 + seconds),
+            offlinePolicy: policy
+        )
+    }
+
+    static func offlinePolicies(_ store: any Store) async throws {
+        let owner = "device-\(UUID().uuidString)"
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+        let latestApp = try await store.register(owner: owner, bundleID: "com.example.latest", environment: .development, at: now)
+        let allApp = try await store.register(owner: owner, bundleID: "com.example.all", environment: .development, at: now)
+
+        // latest: each stored notification replaces the one before; expiration 0 is never stored.
+        let latest = try await store.insertNotifications([
+            notification(to: latestApp, at: 1, offline: .latest),
+            notification(to: latestApp, at: 2, offline: .latest),
+            notification(to: latestApp, at: 3, offline: .latest, expiration: 0),
+        ])
+        #expect(try await store.notification(id: latest[0].uniqueID)?.delivery.discardReason == .coalesced)
+        #expect(try await store.notification(id: latest[1].uniqueID)?.delivery.state == .pending)
+        #expect(latest[2].delivery.state == .discarded && latest[2].delivery.discardReason == .expired)
+
+        // all with a cap of 3: order kept, the oldest overflow, a collapse id replaces its earlier one.
+        let all = try await store.insertNotifications((1...5).map { notification(to: allApp, at: Double($0), offline: .all(cap: 3)) })
+        #expect(try await store.notification(id: all[0].uniqueID)?.delivery.discardReason == .overflow)
+        #expect(try await store.notification(id: all[1].uniqueID)?.delivery.discardReason == .overflow)
+        let collapsed = try await store.insertNotifications([
+            notification(to: allApp, at: 6, offline: .all(cap: 3), collapseID: "c"),
+            notification(to: allApp, at: 7, offline: .all(cap: 3), collapseID: "c"),
+        ])
+        #expect(try await store.notification(id: collapsed[0].uniqueID)?.delivery.discardReason == .coalesced)
+        let pending = try await store.pendingNotifications(deviceID: owner, after: 0, limit: 100)
+        // collapsed[0] pushed all[2] over the cap before collapsed[1] replaced it.
+        #expect(try await store.notification(id: all[2].uniqueID)?.delivery.discardReason == .overflow)
+        #expect(pending.map(\.uniqueID) == [latest[1], all[3], all[4], collapsed[1]].map(\.uniqueID))
+        #expect(pending.compactMap(\.id) == pending.compactMap(\.id).sorted())
+        #expect(try await store.pendingNotificationCount(deviceID: owner) == pending.count)
+
+        // An online device's notifications are not coalesced.
+        let online = try await store.insertNotifications([
+            notification(to: latestApp, at: 8, offline: nil), notification(to: latestApp, at: 9, offline: nil),
+        ])
+        #expect(online.allSatisfy { $0.delivery == Delivery() })
+        #expect(try await store.pendingNotifications(deviceID: owner, after: collapsed[1].id ?? 0, limit: 10).count == 2)
+
+        // Unregistering discards what was pending for the token.
+        #expect(try await store.retireDevice(latestApp.token, as: .unregistered, at: now))
+        #expect(try await store.notification(id: online[1].uniqueID)?.delivery.discardReason == .unregistered)
+    }
+
+    static func deliveryStates(_ store: any Store) async throws {
+        let owner = "device-\(UUID().uuidString)"
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+        let app = try await store.register(owner: owner, bundleID: "com.example.a", environment: .development, at: now)
+        let committed = try await store.insertNotifications((1...3).map { notification(to: app, at: Double($0), offline: nil) })
+        let ids = committed.compactMap(\.id)
+        try await store.markDelivered([ids[0]], at: now.addingTimeInterval(10))
+        try await store.discardNotifications([ids[1]], reason: .expired, at: now.addingTimeInterval(11))
+        // Neither changes a notification that is no longer pending.
+        try await store.discardNotifications([ids[0]], reason: .expired, at: now.addingTimeInterval(12))
+        try await store.markDelivered([ids[1]], at: now.addingTimeInterval(12))
+
+        let delivered = try await store.notification(id: committed[0].uniqueID)
+        #expect(delivered?.delivery == Delivery(state: .delivered, deliveredAt: now.addingTimeInterval(10)))
+        let discarded = try await store.notification(id: committed[1].uniqueID)
+        #expect(discarded?.delivery == Delivery(state: .discarded, discardedAt: now.addingTimeInterval(11), discardReason: .expired))
+        #expect(try await store.pendingNotifications(deviceID: owner, after: 0, limit: 10).map(\.id) == [ids[2]])
     }
 }

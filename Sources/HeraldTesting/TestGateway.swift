@@ -56,6 +56,7 @@ public final class TestGateway: Sendable {
         var configuration = GatewayConfiguration()
         configuration.providerPort = 0
         configuration.consolePort = 0
+        configuration.devicePort = 0
         configuration.directoryTimeToLive = .zero
         configuration.shutdownGracePeriod = .seconds(5)
         configure(&configuration)

@@ -1,0 +1,169 @@
+public import Crypto
+import Foundation
+import HeraldGateway
+public import HeraldWire
+import HummingbirdWSClient
+import Logging
+import NIOCore
+import NIOSSL
+import NIOWebSocket
+import Synchronization
+
+/// A device on a real device link, driven step by step: what it receives is queued for the test,
+/// and it acknowledges only when told to (so tests can drop links with deliveries in flight).
+public final class TestDevice: Sendable {
+    private enum Command: Sendable {
+        case text(String)
+        case binary([UInt8])
+        case close
+    }
+
+    public let key: P256.Signing.PrivateKey
+    public let deviceID: String
+    /// Messages received and not yet taken, and whether the link has ended.
+    private let mailbox: Mailbox
+    private let commands: AsyncStream<Command>.Continuation
+    private let session: Task<String, any Error>
+
+    /// Connects to `gateway`'s device port and, unless `authenticate` is false, answers the challenge
+    /// and waits for `welcome`.
+    public static func connect(
+        to gateway: TestGateway,
+        key: P256.Signing.PrivateKey = P256.Signing.PrivateKey(),
+        authenticate: Bool = true
+    ) async throws -> TestDevice {
+        let port = try await gateway.gateway.devicePort()
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(gateway.caPath))
+        let device = TestDevice(url: "wss://localhost:\(port)\(DeviceLinkMessage.path)", tls: tls, key: key)
+        if authenticate {
+            guard case .challenge(let nonce)? = try await device.next() else { throw TestDeviceError("no challenge") }
+            device.send(.hello(try DeviceIdentity.hello(answering: nonce, with: key)))
+            guard case .welcome? = try await device.next() else { throw TestDeviceError("no welcome") }
+        }
+        return device
+    }
+
+    private init(url: String, tls: TLSConfiguration, key: P256.Signing.PrivateKey) {
+        self.key = key
+        deviceID = DeviceIdentity.deviceID(of: key.publicKey)
+        let (commandStream, commands) = AsyncStream.makeStream(of: Command.self)
+        let mailbox = Mailbox()
+        self.mailbox = mailbox
+        self.commands = commands
+        session = Task {
+            defer { mailbox.finish() }
+            let close = try await WebSocketClient.connect(
+                url: url,
+                configuration: .init(maxFrameSize: 1 << 16),
+                tlsConfiguration: tls,
+                logger: Logger(label: "test-device", factory: { _ in SwiftLogNoOpLogHandler() })
+            ) { inbound, outbound, _ in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        for await command in commandStream {
+                            switch command {
+                            case .text(let text): try await outbound.write(.text(text))
+                            case .binary(let bytes): try await outbound.write(.binary(ByteBuffer(bytes: bytes)))
+                            case .close:
+                                try await outbound.close(.normalClosure, reason: "test device leaves")
+                                return
+                            }
+                        }
+                    }
+                    for try await message in inbound.messages(maxSize: 1 << 16) {
+                        if case .text(let text) = message, let decoded = try? DeviceLinkMessage.decode(text) {
+                            mailbox.put(decoded)
+                        }
+                    }
+                    group.cancelAll()
+                }
+            }
+            guard let close else { return "closed without a close frame" }
+            return "\(close.closeCode): \(close.reason ?? "")"
+        }
+    }
+
+    public func send(_ message: DeviceLinkMessage) {
+        commands.yield(.text(message.encoded()))
+    }
+
+    public func sendRaw(_ text: String) {
+        commands.yield(.text(text))
+    }
+
+    public func sendBinary(_ bytes: [UInt8]) {
+        commands.yield(.binary(bytes))
+    }
+
+    /// The next message from the gateway; nil once the link closed or after `timeout`.
+    public func next(timeout: Duration = .seconds(5)) async throws -> DeviceLinkMessage? {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let (message, finished) = mailbox.take()
+            if let message { return message }
+            if finished || ContinuousClock.now >= deadline { return nil }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+    }
+
+    /// Registers `topic` and returns the token.
+    public func register(_ topic: String) async throws -> String {
+        send(.register(topic: topic))
+        guard case .registered(_, let token)? = try await next() else { throw TestDeviceError("no registered for \(topic)") }
+        return token
+    }
+
+    /// The next notification; fails if something else (or nothing) comes.
+    public func notification(timeout: Duration = .seconds(5)) async throws -> LinkNotification {
+        let message = try await next(timeout: timeout)
+        guard case .notification(let notification)? = message else {
+            throw TestDeviceError("expected a notification, got \(message.map { "\($0.typeName)" } ?? "nothing")")
+        }
+        return notification
+    }
+
+    public func acknowledge(_ notification: LinkNotification) {
+        send(.ack(uniqueID: notification.uniqueID))
+    }
+
+    /// Leaves with a normal close and returns how the link ended.
+    @discardableResult
+    public func leave() async -> String {
+        commands.yield(.close)
+        return await closed()
+    }
+
+    /// Waits for the gateway to close the link; returns its close code and reason.
+    public func closed() async -> String {
+        do {
+            return try await session.value
+        } catch {
+            return "error: \(error)"
+        }
+    }
+}
+
+/// What a test device received, waiting to be taken.
+private final class Mailbox: Sendable {
+    private struct State {
+        var messages: [DeviceLinkMessage] = []
+        var finished = false
+    }
+
+    private let state = Mutex(State())
+
+    func put(_ message: DeviceLinkMessage) { state.withLock { $0.messages.append(message) } }
+    func finish() { state.withLock { $0.finished = true } }
+
+    func take() -> (DeviceLinkMessage?, finished: Bool) {
+        state.withLock { state in
+            (state.messages.isEmpty ? nil : state.messages.removeFirst(), state.finished)
+        }
+    }
+}
+
+public struct TestDeviceError: Error, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}
