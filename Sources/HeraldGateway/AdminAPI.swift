@@ -37,12 +37,7 @@ struct AdminAPI: Sendable {
         if let storedAt = delivery.storedAt { events.append(event("stored", storedAt)) }
         if let deliveredAt = delivery.deliveredAt { events.append(event("delivered", deliveredAt)) }
         if let discardedAt = delivery.discardedAt {
-            var discarded = event("discarded", discardedAt)
-            if case .object(var fields) = discarded, let reason = delivery.discardReason {
-                fields["reason"] = .string(reason.rawValue)
-                discarded = .object(fields)
-            }
-            events.append(discarded)
+            events.append(event("discarded", discardedAt, reason: delivery.discardReason))
         }
         var fields: [String: JSONValue] = [
             "apnsID": .string(APNsID.format(notification.apnsID)),
@@ -62,8 +57,10 @@ struct AdminAPI: Sendable {
         return .object(fields)
     }
 
-    private static func event(_ name: String, _ date: Date) -> JSONValue {
-        .object(["event": .string(name), "at": .string(timestamp(date))])
+    private static func event(_ name: String, _ date: Date, reason: DiscardReason? = nil) -> JSONValue {
+        var fields: [String: JSONValue] = ["event": .string(name), "at": .string(timestamp(date))]
+        if let reason { fields["reason"] = .string(reason.rawValue) }
+        return .object(fields)
     }
 
     private func devices() async throws -> Response {

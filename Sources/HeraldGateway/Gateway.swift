@@ -143,10 +143,8 @@ public final class Gateway: Sendable {
         )
     }
 
-    private static func makeTLSContext(
-        configuration: GatewayConfiguration,
-        authority: LocalCertificateAuthority
-    ) throws -> NIOSSLContext {
+    /// The server certificate and key (given, or the local CA's) with TLS 1.2 as the floor; each port adds its ALPN.
+    private static func serverTLS(configuration: GatewayConfiguration, authority: LocalCertificateAuthority) throws -> TLSConfiguration {
         let certificatePath = configuration.tlsCertificatePath ?? authority.serverCertificatePath
         let keyPath = configuration.tlsKeyPath ?? authority.serverKeyPath
         var tls = TLSConfiguration.makeServerConfiguration(
@@ -154,6 +152,14 @@ public final class Gateway: Sendable {
             privateKey: .privateKey(try NIOSSLPrivateKey(file: keyPath, format: .pem))
         )
         tls.minimumTLSVersion = .tlsv12
+        return tls
+    }
+
+    private static func makeTLSContext(
+        configuration: GatewayConfiguration,
+        authority: LocalCertificateAuthority
+    ) throws -> NIOSSLContext {
+        var tls = try serverTLS(configuration: configuration, authority: authority)
         tls.applicationProtocols = ["h2"]
         // Certificate-based provider authentication: a client certificate is optional, but one that is
         // presented must chain to the local CA.
@@ -167,12 +173,7 @@ public final class Gateway: Sendable {
         configuration: GatewayConfiguration,
         authority: LocalCertificateAuthority
     ) throws -> TLSConfiguration {
-        var tls = TLSConfiguration.makeServerConfiguration(
-            certificateChain: try NIOSSLCertificate.fromPEMFile(configuration.tlsCertificatePath ?? authority.serverCertificatePath)
-                .map { .certificate($0) },
-            privateKey: .privateKey(try NIOSSLPrivateKey(file: configuration.tlsKeyPath ?? authority.serverKeyPath, format: .pem))
-        )
-        tls.minimumTLSVersion = .tlsv12
+        var tls = try serverTLS(configuration: configuration, authority: authority)
         tls.applicationProtocols = ["http/1.1"]
         return tls
     }

@@ -1,4 +1,5 @@
 public import Foundation
+import HeraldWire
 
 /// The layout of a Herald data directory: the SQLite store, TLS material and secrets.
 ///
@@ -34,8 +35,7 @@ public struct DataDirectory: Sendable, Hashable {
             let token = existing.trimmingCharacters(in: .whitespacesAndNewlines)
             if !token.isEmpty { return token }
         }
-        var generator = SystemRandomNumberGenerator()
-        let token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max, using: &generator)) }.joined()
+        let token = (0..<32).map { _ in UInt8.random(in: .min ... .max) }.hexString
         try Self.writeSecret(Data((token + "\n").utf8), to: adminTokenPath)
         return token
     }

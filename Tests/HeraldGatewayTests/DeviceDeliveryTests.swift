@@ -53,10 +53,7 @@ import Testing
 
     @Test func offlineDeviceGetsOnlyTheLatestUnderAPNsPolicy() async throws {
         let gateway = try await TestGateway.start()
-        let device = try await TestDevice.connect(to: gateway)
-        let token = try await device.register(TestGateway.topic)
-        await device.leave()
-        try await waitUntilOffline(gateway, device.deviceID)
+        let (device, token) = try await offlineDevice(gateway)
 
         for index in 1...3 { #expect(try await push(gateway, to: token, alert("n\(index)")).status == 200) }
         let back = try await TestDevice.connect(to: gateway, key: device.key)
@@ -69,10 +66,7 @@ import Testing
 
     @Test func expirationZeroIsNotStoredForAnOfflineDevice() async throws {
         let gateway = try await TestGateway.start()
-        let device = try await TestDevice.connect(to: gateway)
-        let token = try await device.register(TestGateway.topic)
-        await device.leave()
-        try await waitUntilOffline(gateway, device.deviceID)
+        let (device, token) = try await offlineDevice(gateway)
 
         let response = try await push(gateway, to: token, alert("now or never")) { $0.expiration = 0 }
         #expect(response.status == 200)
@@ -88,10 +82,7 @@ import Testing
     @Test func allPolicyKeepsEveryNotificationInOrder() async throws {
         let gateway = try await TestGateway.start()
         try await gateway.store.setStoragePolicy(.all(cap: 100), bundleID: TestGateway.topic)
-        let device = try await TestDevice.connect(to: gateway)
-        let token = try await device.register(TestGateway.topic)
-        await device.leave()
-        try await waitUntilOffline(gateway, device.deviceID)
+        let (device, token) = try await offlineDevice(gateway)
 
         for index in 1...20 { #expect(try await push(gateway, to: token, alert("n\(index)")).status == 200) }
         let back = try await TestDevice.connect(to: gateway, key: device.key)
@@ -110,10 +101,7 @@ import Testing
     @Test func collapseIDReplacesTheStoredNotification() async throws {
         let gateway = try await TestGateway.start()
         try await gateway.store.setStoragePolicy(.all(), bundleID: TestGateway.topic)
-        let device = try await TestDevice.connect(to: gateway)
-        let token = try await device.register(TestGateway.topic)
-        await device.leave()
-        try await waitUntilOffline(gateway, device.deviceID)
+        let (device, token) = try await offlineDevice(gateway)
 
         #expect(try await push(gateway, to: token, alert("score 1-0")) { $0.collapseID = "match" }.status == 200)
         #expect(try await push(gateway, to: token, alert("other")).status == 200)
@@ -251,6 +239,15 @@ import Testing
         let closed = await device.closed()
         #expect(closed.contains("no hello"), "closed: \(closed)")
         try await gateway.stop()
+    }
+
+    /// A device that registered the default app and then went offline, with its token.
+    private func offlineDevice(_ gateway: TestGateway) async throws -> (TestDevice, String) {
+        let device = try await TestDevice.connect(to: gateway)
+        let token = try await device.register(TestGateway.topic)
+        await device.leave()
+        try await waitUntilOffline(gateway, device.deviceID)
+        return (device, token)
     }
 
     private func waitUntilOffline(_ gateway: TestGateway, _ deviceID: String) async throws {

@@ -24,8 +24,6 @@ final class DeviceHub: Sendable {
         links.withLock { $0[deviceID] != nil }
     }
 
-    var onlineCount: Int { links.withLock { $0.count } }
-
     var onlineDeviceIDs: Set<String> { links.withLock { Set($0.keys) } }
 
     /// Hands each pending notification whose device is online to its link, in commit order.

@@ -77,8 +77,6 @@ final class DeviceLink: Sendable {
         return id
     }
 
-    var inFlightCount: Int { state.withLock { $0.inFlight.count } }
-
     /// Waits for the next thing to do; nil once the link is closed.
     func next() async -> Step? {
         while true {

@@ -1,8 +1,9 @@
 package import Foundation
 import GRDB
 
-/// What the device remembers between runs: the apns-ids it has presented (so a notification sent
-/// again after a dropped link or a gateway restart is shown once) and its tokens per gateway and app.
+/// What the device remembers between runs: the apns-ids it has presented, so a notification sent
+/// again after a dropped link or a gateway restart is shown once. (Its tokens live in the gateway,
+/// keyed by the device key.)
 package final class DeliveryJournal: Sendable {
     private let database: DatabaseQueue
     /// Seen ids kept; older ones are forgotten (the gateway never resends something that old).
@@ -18,11 +19,7 @@ package final class DeliveryJournal: Sendable {
         try database.write { db in
             try db.execute(sql: "PRAGMA journal_mode = WAL")
             try db.execute(sql: """
-                CREATE TABLE IF NOT EXISTS seen (apns_id TEXT PRIMARY KEY NOT NULL, seen_at DOUBLE NOT NULL);
-                CREATE TABLE IF NOT EXISTS registration (
-                    gateway TEXT NOT NULL, topic TEXT NOT NULL, device_token TEXT NOT NULL,
-                    PRIMARY KEY (gateway, topic)
-                );
+                CREATE TABLE IF NOT EXISTS seen (apns_id TEXT PRIMARY KEY NOT NULL, seen_at DOUBLE NOT NULL)
                 """)
             try db.execute(sql: "DELETE FROM seen WHERE seen_at < ?", arguments: [Date().timeIntervalSince1970 - retention])
         }
@@ -36,32 +33,6 @@ package final class DeliveryJournal: Sendable {
                 arguments: [apnsID, date.timeIntervalSince1970]
             )
             return db.changesCount > 0
-        }
-    }
-
-    package func saveRegistration(gateway: String, topic: String, deviceToken: String) throws {
-        try database.write { db in
-            try db.execute(
-                sql: "INSERT OR REPLACE INTO registration (gateway, topic, device_token) VALUES (?, ?, ?)",
-                arguments: [gateway, topic, deviceToken]
-            )
-        }
-    }
-
-    package func removeRegistration(gateway: String, topic: String) throws {
-        try database.write { db in
-            try db.execute(sql: "DELETE FROM registration WHERE gateway = ? AND topic = ?", arguments: [gateway, topic])
-        }
-    }
-
-    /// The token the device last got for `topic` from `gateway`.
-    package func registration(gateway: String, topic: String) throws -> String? {
-        try database.read { db in
-            try String.fetchOne(
-                db,
-                sql: "SELECT device_token FROM registration WHERE gateway = ? AND topic = ?",
-                arguments: [gateway, topic]
-            )
         }
     }
 }

@@ -62,8 +62,6 @@ package struct GatewayLink: Sendable {
         self.logger = logger
     }
 
-    package var deviceID: String { DeviceIdentity.deviceID(of: key.publicKey) }
-
     /// One connection: authenticates, sends `requests`, then reports events until the gateway closes the
     /// link or `handler` returns false. Each notification is acknowledged once `handler` returned.
     ///
@@ -75,7 +73,6 @@ package struct GatewayLink: Sendable {
     ) async throws -> String {
         let key = self.key
         let journal = self.journal
-        let gateway = self.url
         let close = try await WebSocketClient.connect(
             url: url,
             configuration: .init(maxFrameSize: 1 << 16, autoPing: .disabled),
@@ -100,10 +97,8 @@ package struct GatewayLink: Sendable {
                 let keepGoing: Bool
                 switch message {
                 case .registered(let topic, let token):
-                    try journal.saveRegistration(gateway: gateway, topic: topic, deviceToken: token)
                     keepGoing = try await handler(.registered(topic: topic, deviceToken: token))
                 case .unregistered(let topic, let token):
-                    try journal.removeRegistration(gateway: gateway, topic: topic)
                     keepGoing = try await handler(.unregistered(topic: topic, deviceToken: token))
                 case .notification(let notification):
                     let first = try journal.firstSighting(of: APNsID.format(notification.apnsID))
