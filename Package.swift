@@ -110,6 +110,18 @@ let package = Package(
             name: "herald",
             dependencies: ["HeraldCLI", .product(name: "Logging", package: "swift-log"), .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
+        .executableTarget(
+            name: "herald-bench",
+            dependencies: [
+                "HeraldWire",
+                "HeraldClient",
+                "UserNotifications",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
         .target(
             name: "HeraldTesting",
             dependencies: [
@@ -133,9 +145,10 @@ let package = Package(
         .testTarget(
             name: "HeraldGatewayTests",
             dependencies: [
-                "HeraldGateway", "HeraldTesting", "HeraldStore", "HeraldClient", "HeraldWire",
+                "HeraldGateway", "HeraldTesting", "HeraldStore", "HeraldClient", "HeraldWire", "UserNotifications",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

@@ -54,9 +54,14 @@ final class RawHTTP2Connection: Sendable {
     }
 
     /// What the server sent so far, after waiting `delay`; the connection stays open.
-    func bytesSoFar(after delay: Duration) async throws -> ByteBuffer {
-        try await Task.sleep(for: delay)
-        return try await channel.eventLoop.submit { self.collector.value.bytes }.get()
+    /// The bytes received once `condition` holds for them, or after `timeout` whatever arrived.
+    func bytes(until condition: @escaping @Sendable (ByteBuffer) -> Bool, timeout: Duration = .seconds(10)) async throws -> ByteBuffer {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let bytes = try await channel.eventLoop.submit { self.collector.value.bytes }.get()
+            if condition(bytes) || ContinuousClock.now >= deadline { return bytes }
+            try await Task.sleep(for: .milliseconds(10))
+        }
     }
 
     /// The HEADERS frames in `bytes`: stream id and the first byte of the header block.

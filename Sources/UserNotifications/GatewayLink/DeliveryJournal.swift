@@ -16,8 +16,9 @@ package final class DeliveryJournal: Sendable {
         // commit to a power cut; synchronous = NORMAL keeps each record cheap.
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
         database = try DatabaseQueue(path: path, configuration: configuration)
+        // journal_mode cannot change inside a transaction, and on a reopened file it would have to.
+        try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
         try database.write { db in
-            try db.execute(sql: "PRAGMA journal_mode = WAL")
             try db.execute(sql: """
                 CREATE TABLE IF NOT EXISTS seen (apns_id TEXT PRIMARY KEY NOT NULL, seen_at DOUBLE NOT NULL)
                 """)

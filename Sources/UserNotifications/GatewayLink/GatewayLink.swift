@@ -4,7 +4,7 @@ package import HeraldWire
 import HummingbirdWSClient
 package import Logging
 import NIOCore
-import NIOSSL
+package import NIOSSL
 import NIOWebSocket
 import Synchronization
 
@@ -36,7 +36,12 @@ package struct GatewayLink: Sendable {
     /// - Parameters:
     ///   - gateway: `https://HOST:PORT` (or `wss://`, `ws://`, `http://`) of the gateway's device port.
     ///   - caPath: A PEM file of the CA to trust (the gateway's `DATA_DIR/tls/ca.pem`); nil trusts the system's.
-    package init(gateway: String, caPath: String?, key: P256.Signing.PrivateKey, journal: DeliveryJournal, logger: Logger) throws {
+    ///   - tls: A client TLS configuration to use instead of one built from `caPath` (benchmarks that skip
+    ///     host name checks to reach one gateway on several loopback addresses).
+    package init(
+        gateway: String, caPath: String?, key: P256.Signing.PrivateKey, journal: DeliveryJournal, logger: Logger,
+        tls: TLSConfiguration? = nil
+    ) throws {
         guard var components = URLComponents(string: gateway), let scheme = components.scheme?.lowercased(), components.host != nil else {
             throw GatewayLinkClosed(description: "\(gateway) is not a URL such as https://localhost:5223")
         }
@@ -48,14 +53,16 @@ package struct GatewayLink: Sendable {
         if components.path.isEmpty || components.path == "/" { components.path = DeviceLinkMessage.path }
         guard let url = components.string else { throw GatewayLinkClosed(description: "\(gateway) is not a usable URL") }
         self.url = url
-        if components.scheme == "wss" {
+        if components.scheme == "wss", let tls {
+            self.tls = tls
+        } else if components.scheme == "wss" {
             var tls = TLSConfiguration.makeClientConfiguration()
             if let caPath {
                 tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(caPath))
             }
             self.tls = tls
         } else {
-            tls = nil
+            self.tls = nil
         }
         self.key = key
         self.journal = journal

@@ -1,0 +1,67 @@
+import Crypto
+import Foundation
+import HeraldWire
+import Logging
+import NIOSSL
+import Synchronization
+import UserNotifications
+
+/// One simulated device: its own key, one app registered, every notification reported to `onNotification`.
+/// Many of them share one duplicate journal.
+final class BenchDevice: Sendable {
+    private let link: GatewayLink
+    private let topic: String
+    private let token = Mutex<String?>(nil)
+    private let closedReason = Mutex<String?>(nil)
+
+    init(gateway: String, caPath: String?, topic: String, journal: DeliveryJournal, tls: TLSConfiguration? = nil) throws {
+        link = try GatewayLink(
+            gateway: gateway, caPath: caPath, key: P256.Signing.PrivateKey(), journal: journal,
+            logger: Logger(label: "herald.bench", factory: { _ in SwiftLogNoOpLogHandler() }), tls: tls
+        )
+        self.topic = topic
+    }
+
+    var deviceToken: String? { token.withLock { $0 } }
+    var closed: String? { closedReason.withLock { $0 } }
+
+    /// Holds the link until the task is cancelled or the gateway closes it.
+    func run(onNotification: @escaping @Sendable (LinkNotification) -> Void) async {
+        do {
+            let reason = try await link.session(requests: [.register(topic: topic)]) { event in
+                switch event {
+                case .registered(_, let deviceToken): self.token.withLock { $0 = deviceToken }
+                case .notification(let notification): onNotification(notification)
+                case .connected, .unregistered, .refused: break
+                }
+                return !Task.isCancelled
+            }
+            closedReason.withLock { $0 = reason }
+        } catch {
+            closedReason.withLock { $0 = "\(error)" }
+        }
+    }
+}
+
+/// Waits, polling, until `condition` holds or `timeout` passes.
+func poll(timeout: Duration, every interval: Duration = .milliseconds(20), _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while !condition() {
+        if ContinuousClock.now >= deadline { return false }
+        try? await Task.sleep(for: interval)
+    }
+    return true
+}
+
+/// State shared between the tasks of a benchmark, behind a lock.
+final class Locked<Value: Sendable>: Sendable {
+    private let state: Mutex<Value>
+
+    init(_ value: Value) { state = Mutex(value) }
+
+    func withLock<Result: Sendable>(_ body: (inout Value) -> Result) -> Result {
+        state.withLock { body(&$0) }
+    }
+
+    var value: Value { withLock { $0 } }
+}

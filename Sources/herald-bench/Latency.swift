@@ -1,0 +1,100 @@
+import ArgumentParser
+import Foundation
+import HeraldClient
+import HeraldWire
+import Synchronization
+import UserNotifications
+
+/// End-to-end latency: notifications sent open-loop at a fixed rate to devices on live links, timed from the
+/// moment each was due to be sent to the moment the device's handler sees it.
+struct Latency: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Provider → device latency at a fixed rate (p50/p99 from the due send time to the device's handler)."
+    )
+
+    @OptionGroup var provider: ProviderOptions
+    @OptionGroup var device: DeviceOptions
+
+    @Option(help: "Notifications per second.")
+    var rate = 1000
+
+    @Option(help: "How long to send.")
+    var seconds = 10
+
+    @Option(help: "Devices on live links; notifications go round-robin to their tokens.")
+    var devices = 10
+
+    func run() async throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("herald-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let journal = try DeliveryJournal(path: scratch.appendingPathComponent("journal.sqlite").path)
+        let tls = try device.tls(caPath: provider.ca)
+        let fleet = try (0..<devices).map { index in
+            try BenchDevice(gateway: device.gateway(for: index), caPath: provider.ca, topic: provider.topic, journal: journal, tls: tls)
+        }
+        let dueAt = Locked<[String: ContinuousClock.Instant]>([:])
+        let endToEnd = Locked<[Duration]>([])
+        let answered = Locked<[Duration]>([])
+        let outcomes = Locked<[String: Int]>([:])
+
+        try await withThrowingDiscardingTaskGroup { links in
+            for device in fleet {
+                links.addTask {
+                    await device.run { notification in
+                        let now = ContinuousClock.now
+                        guard let due = dueAt.withLock({ $0[APNsID.format(notification.apnsID)] }) else { return }
+                        endToEnd.withLock { $0.append(now - due) }
+                    }
+                }
+            }
+            guard await poll(timeout: .seconds(60), { fleet.allSatisfy { $0.deviceToken != nil } }) else {
+                throw BenchError("devices did not register within 60 s: \(fleet.compactMap(\.closed).first ?? "no reason")")
+            }
+            let tokens = fleet.compactMap(\.deviceToken)
+            let pool = try await ProviderPool.open(provider, warmUpToken: tokens[0])
+            let total = rate * seconds
+            let start = ContinuousClock.now
+            await withDiscardingTaskGroup { sends in
+                var sent = 0
+                while sent < total {
+                    let due = min(total, Int((ContinuousClock.now - start) / .seconds(1) * Double(rate)) + 1)
+                    while sent < due {
+                        let id = APNsID.format(UUID())
+                        let dueInstant = start + .seconds(Double(sent) / Double(rate))
+                        let token = tokens[sent % tokens.count]
+                        let body = Data(#"{"aps":{"alert":{"title":"Latency","body":"n\#(sent)"}}}"#.utf8)
+                        dueAt.withLock { $0[id] = dueInstant }
+                        sends.addTask {
+                            let outcome: String
+                            do {
+                                let response = try await pool.send(token: token, apnsID: id, body: body)
+                                outcome = response.status == 200 ? "200" : "\(response.status) \(response.reason?.rawValue ?? "")"
+                                if response.status == 200 { answered.withLock { $0.append(ContinuousClock.now - dueInstant) } }
+                            } catch {
+                                outcome = "error: \(error)"
+                            }
+                            outcomes.withLock { $0[outcome, default: 0] += 1 }
+                        }
+                        sent += 1
+                    }
+                    try? await Task.sleep(for: .microseconds(200))
+                }
+            }
+            let sendingTook = ContinuousClock.now - start
+            let accepted = outcomes.withLock { $0["200"] ?? 0 }
+            _ = await poll(timeout: .seconds(15)) { endToEnd.withLock { $0.count } >= accepted }
+            await pool.close()
+
+            let delivered = endToEnd.withLock { $0 }
+            print("end-to-end at \(rate)/s for \(seconds) s: \(devices) devices on TLS device links, \(provider.connections) provider connections")
+            print("sent \(total) in \(Percentiles.milliseconds(sendingTook)) ms, accepted \(accepted), delivered \(delivered.count)")
+            for (outcome, count) in outcomes.withLock({ $0 }).sorted(by: { $0.key < $1.key }) where outcome != "200" {
+                print("  \(count) × \(outcome)")
+            }
+            print("provider 200:     \(Percentiles(answered.withLock { $0 }).summary)")
+            print("provider→device:  \(Percentiles(delivered).summary)")
+            links.cancelAll()
+        }
+    }
+}

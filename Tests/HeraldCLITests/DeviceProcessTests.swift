@@ -1,0 +1,86 @@
+import Foundation
+import HeraldClient
+import HeraldGateway
+import HeraldTesting
+import HeraldWire
+import Testing
+
+/// `herald device` as a process against a live gateway: the JSON lines scripts rely on, stable tokens, unregister.
+@Suite struct DeviceProcessTests {
+    private func lines(_ process: HeraldProcess, event: String) throws -> [JSONValue] {
+        try process.output.split(separator: "\n").map { try JSONValue.parse(Data($0.utf8)) }.filter { $0["event"]?.stringValue == event }
+    }
+
+    private func push(_ gateway: TestGateway, to token: String, collapseID: String? = nil, body: String) async throws -> APNsResponse {
+        let connection = try await gateway.connect()
+        let headers = APNsConnection.notificationHeaders(
+            token: token, topic: TestGateway.topic, jwt: gateway.defaultJWT, collapseID: collapseID
+        )
+        let response = try await connection.send(headers: headers, body: Data(body.utf8))
+        await connection.close()
+        return response
+    }
+
+    @Test func deviceRegistersPrintsNotificationsAsJSONAndUnregisters() async throws {
+        let gateway = try await TestGateway.start()
+        let data = CommandRunTests.temporaryDirectory()
+        let link = ["--gateway", "https://localhost:\(try await gateway.gateway.devicePort())", "--ca", gateway.caPath, "--data-dir", data]
+
+        let device = try HeraldProcess.start(["device"] + link + ["--topic", TestGateway.topic, "--json"])
+        defer { device.terminate() }
+        #expect(await device.waitForOutput(containing: #""registered""#), "\(device.errorOutput)")
+        let registered = try #require(try lines(device, event: "registered").first)
+        #expect(registered["topic"]?.stringValue == TestGateway.topic)
+        let token = try #require(registered["deviceToken"]?.stringValue)
+        #expect(DeviceToken(hex: token) != nil)
+
+        let payload = """
+            {"aps":{"alert":{"title":"Title","subtitle":"Sub","body":"Body"},"badge":3,"sound":"ping.caf",\
+            "category":"MESSAGE","thread-id":"chat-7"},"orderID":42}
+            """
+        let response = try await push(gateway, to: token, collapseID: "order-42", body: payload)
+        #expect(response.status == 200)
+        #expect(await device.waitForOutput(containing: #""notification""#), "\(device.errorOutput)")
+        let shown = try #require(try lines(device, event: "notification").first)
+        #expect(shown["apnsID"]?.stringValue == response.apnsID)
+        #expect(shown["identifier"]?.stringValue == "order-42")
+        #expect(shown["topic"]?.stringValue == TestGateway.topic)
+        #expect(shown["title"]?.stringValue == "Title")
+        #expect(shown["subtitle"]?.stringValue == "Sub")
+        #expect(shown["body"]?.stringValue == "Body")
+        #expect(shown["badge"] == .integer(3))
+        #expect(shown["sound"]?.stringValue == "ping.caf")
+        #expect(shown["categoryIdentifier"]?.stringValue == "MESSAGE")
+        #expect(shown["threadIdentifier"]?.stringValue == "chat-7")
+        #expect(shown["userInfo"] == (try JSONValue.parse(Data(payload.utf8))))
+        device.terminate()
+        _ = await device.exitStatus()
+
+        // The same data dir is the same device: the same token.
+        let restarted = try HeraldProcess.start(["device"] + link + ["--topic", TestGateway.topic, "--json"])
+        defer { restarted.terminate() }
+        #expect(await restarted.waitForOutput(containing: #""registered""#), "\(restarted.errorOutput)")
+        #expect(try lines(restarted, event: "registered").first?["deviceToken"]?.stringValue == token)
+        restarted.terminate()
+        _ = await restarted.exitStatus()
+
+        let unregister = try HeraldProcess.start(["device", "unregister"] + link + ["--topic", TestGateway.topic, "--json"])
+        #expect(await unregister.exitStatus() == 0, "\(unregister.errorOutput)")
+        #expect(try lines(unregister, event: "unregistered").first?["deviceToken"]?.stringValue == token)
+        let gone = try await push(gateway, to: token, body: #"{"aps":{"alert":"anyone there?"}}"#)
+        #expect(gone.status == 410)
+        #expect(gone.reason == .unregistered)
+        #expect(gone.timestamp != nil)
+        try await gateway.stop()
+    }
+
+    @Test func deviceExplainsAnUnreachableGatewayAndABadCA() async throws {
+        let data = CommandRunTests.temporaryDirectory()
+        let missingCA = try await CommandRunTests.run(["device", "--gateway", "https://localhost:1", "--ca", data + "/none.pem", "--topic", "com.example.app", "--data-dir", data])
+        #expect(missingCA.status != 0)
+        #expect(missingCA.error.contains("cannot read the CA certificate"))
+        let badURL = try await CommandRunTests.run(["device", "unregister", "--gateway", "ftp://x", "--topic", "com.example.app", "--data-dir", data])
+        #expect(badURL.status != 0)
+        #expect(badURL.error.contains("https://"))
+    }
+}

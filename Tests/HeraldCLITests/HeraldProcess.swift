@@ -1,0 +1,67 @@
+import Foundation
+
+/// The built `herald` binary as a child process, its output going to files. Every wait polls with
+/// `Task.sleep`: a test that blocked a thread of Swift's cooperative pool on a pipe could starve the
+/// in-process gateway its child is talking to, and with two cores two such tests deadlock the run.
+final class HeraldProcess: Sendable {
+    static let binary: URL = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.appendingPathComponent(".build/debug/herald")
+    }()
+
+    let process: Process
+    private let outputPath: String
+    private let errorPath: String
+
+    private init(process: Process, outputPath: String, errorPath: String) {
+        self.process = process
+        self.outputPath = outputPath
+        self.errorPath = errorPath
+    }
+
+    /// Starts `herald ARGUMENTS`, writing `input` (if any) to its standard input and closing it.
+    static func start(_ arguments: [String], input: String? = nil) throws -> HeraldProcess {
+        let base = NSTemporaryDirectory() + "herald-process-\(UUID().uuidString)"
+        let outputPath = base + ".out", errorPath = base + ".err"
+        for path in [outputPath, errorPath] {
+            guard FileManager.default.createFile(atPath: path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
+        }
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
+        let stdin = Pipe()
+        process.standardInput = stdin
+        try process.run()
+        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+        try stdin.fileHandleForWriting.close()
+        return HeraldProcess(process: process, outputPath: outputPath, errorPath: errorPath)
+    }
+
+    var output: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
+    var errorOutput: String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
+
+    /// Waits until standard output contains `text`; false if it does not within `timeout` or the process ends first.
+    func waitForOutput(containing text: String, timeout: Duration = .seconds(20)) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if output.contains(text) { return true }
+            if !process.isRunning { return output.contains(text) }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+
+    /// Waits for the process to end and returns its exit status.
+    func exitStatus() async -> Int32 {
+        while process.isRunning { try? await Task.sleep(for: .milliseconds(10)) }
+        return process.terminationStatus
+    }
+
+    /// SIGTERM.
+    func terminate() {
+        if process.isRunning { process.terminate() }
+    }
+}
