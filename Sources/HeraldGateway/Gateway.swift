@@ -79,7 +79,7 @@ public final class Gateway: Sendable {
             logger: logger,
             onCommitted: { hub.committed($0) }
         )
-        let recorder = DeliveryRecorder(store: store, clock: clock, logger: logger)
+        let recorder = DeliveryRecorder(store: store, clock: clock, interval: configuration.deliveryRecordInterval, logger: logger)
         let processor = ProviderRequestProcessor(
             configuration: configuration,
             directory: directory,

@@ -60,6 +60,10 @@ public struct GatewayConfiguration: Sendable {
     public var deviceAuthenticationTimeout = TimeAmount.seconds(10)
     /// Pings on an idle link, so dead devices are noticed and NAT mappings stay open.
     public var deviceLinkPingInterval = TimeAmount.seconds(30)
+    /// The shortest time between two writes of delivery records (acks, discards). Acks are not urgent; gathering
+    /// them turns thousands of tiny commits into a few large ones and leaves the store's one writer to the
+    /// notifications providers are waiting on.
+    public var deliveryRecordInterval = Duration.milliseconds(50)
 
     public init() {}
 }

@@ -27,10 +27,9 @@ public enum JSONValue: Hashable, Sendable {
 
     /// Compact JSON text with keys sorted.
     public func encoded() -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Encoding a JSONValue cannot fail: every case maps onto a JSON value.
-        return (try? encoder.encode(self)) ?? Data("null".utf8)
+        var writer = JSONWriter()
+        writer.write(self)
+        return Data(writer.bytes)
     }
 
     public subscript(key: String) -> JSONValue? {

@@ -24,6 +24,12 @@ struct Latency: AsyncParsableCommand {
     @Option(help: "Devices on live links; notifications go round-robin to their tokens.")
     var devices = 10
 
+    @Option(help: "Path of h2load: it sends all but --probe-rate of the load, herald-bench times the probes.")
+    var h2load: String?
+
+    @Option(name: .customLong("probe-rate"), help: "With --h2load: timed notifications per second among the rate.")
+    var probeRate = 500
+
     func run() async throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("herald-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -53,15 +59,19 @@ struct Latency: AsyncParsableCommand {
             }
             let tokens = fleet.compactMap(\.deviceToken)
             let pool = try await ProviderPool.open(provider, warmUpToken: tokens[0])
-            let total = rate * seconds
+            let timedRate = h2load == nil ? rate : min(rate, probeRate)
+            let background = try h2load.map {
+                try BackgroundLoad(h2load: $0, provider: provider, tokens: tokens, rate: rate - timedRate, seconds: seconds)
+            }
+            let total = timedRate * seconds
             let start = ContinuousClock.now
             await withDiscardingTaskGroup { sends in
                 var sent = 0
                 while sent < total {
-                    let due = min(total, Int((ContinuousClock.now - start) / .seconds(1) * Double(rate)) + 1)
+                    let due = min(total, Int((ContinuousClock.now - start) / .seconds(1) * Double(timedRate)) + 1)
                     while sent < due {
                         let id = APNsID.format(UUID())
-                        let dueInstant = start + .seconds(Double(sent) / Double(rate))
+                        let dueInstant = start + .seconds(Double(sent) / Double(timedRate))
                         let token = tokens[sent % tokens.count]
                         let body = Data(#"{"aps":{"alert":{"title":"Latency","body":"n\#(sent)"}}}"#.utf8)
                         dueAt.withLock { $0[id] = dueInstant }
@@ -82,13 +92,17 @@ struct Latency: AsyncParsableCommand {
                 }
             }
             let sendingTook = ContinuousClock.now - start
+            let backgroundSummary = await background?.finish()
             let accepted = outcomes.withLock { $0["200"] ?? 0 }
             _ = await poll(timeout: .seconds(15)) { endToEnd.withLock { $0.count } >= accepted }
             await pool.close()
 
             let delivered = endToEnd.withLock { $0 }
             print("end-to-end at \(rate)/s for \(seconds) s: \(devices) devices on TLS device links, \(provider.connections) provider connections")
-            print("sent \(total) in \(Percentiles.milliseconds(sendingTook)) ms, accepted \(accepted), delivered \(delivered.count)")
+            if let backgroundSummary {
+                print("h2load sent \(rate - timedRate)/s untimed (\(backgroundSummary)); herald-bench timed \(timedRate)/s of probes")
+            }
+            print("timed \(total) in \(Percentiles.milliseconds(sendingTook)) ms, accepted \(accepted), delivered \(delivered.count)")
             for (outcome, count) in outcomes.withLock({ $0 }).sorted(by: { $0.key < $1.key }) where outcome != "200" {
                 print("  \(count) × \(outcome)")
             }

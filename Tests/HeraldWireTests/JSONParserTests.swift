@@ -27,4 +27,20 @@ import Testing
         let value = JSONValue.object(["aps": .object(["badge": .integer(3), "alert": .string("hi/there")]), "n": .number(0.5)])
         #expect(try JSONValue.parse(value.encoded()) == value)
     }
+
+    /// The hand-written writer gives the text Foundation's encoder gives (sorted keys, `/` unescaped).
+    @Test func writesWhatJSONEncoderWrites() throws {
+        let text = #"{"aps":{"alert":{"title":"Hi \"you\"","body":"a/b\\c\n\t\u0001\u001fé😀"},"badge":3},"n":[1,-2,0.5,1e300,-0.25,1e-7,true,false,null,{}],"z":[]}"#
+        let value = try JSONValue.parse(Data(text.utf8))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        #expect(String(decoding: value.encoded(), as: UTF8.self) == String(decoding: try encoder.encode(value), as: UTF8.self))
+        #expect(try JSONValue.parse(value.encoded()) == value)
+    }
+
+    @Test func wholeNumbersStayNumbersAndIntegersStayExact() throws {
+        let value = try JSONValue.parse(Data(#"{"b":1,"a":{"d":[],"c":""},"big":9007199254740993,"whole":42.0}"#.utf8))
+        #expect(String(decoding: value.encoded(), as: UTF8.self) == #"{"a":{"c":"","d":[]},"b":1,"big":9007199254740993,"whole":42.0}"#)
+        #expect(try JSONValue.parse(value.encoded()) == value)
+    }
 }

@@ -21,11 +21,13 @@ final class DeliveryRecorder: Service, Sendable {
     private let state = Mutex(State())
     private let store: any Store
     private let clock: any WallClock
+    private let interval: Duration
     private let logger: Logger
 
-    init(store: any Store, clock: any WallClock, logger: Logger) {
+    init(store: any Store, clock: any WallClock, interval: Duration, logger: Logger) {
         self.store = store
         self.clock = clock
+        self.interval = interval
         self.logger = logger
     }
 
@@ -51,7 +53,9 @@ final class DeliveryRecorder: Service, Sendable {
         await withTaskCancellationHandler {
             await withGracefulShutdownHandler {
                 while let (delivered, discarded) = await take() {
+                    let started = ContinuousClock.now
                     await write(delivered: delivered, discarded: discarded)
+                    if !state.withLock({ $0.closing }) { try? await Task.sleep(until: started + interval) }
                 }
             } onGracefulShutdown: {
                 self.close()

@@ -7,15 +7,31 @@ import NIOCore
 import NIOWebSocket
 
 /// What every device link shares: the store, the hub of online devices, the delivery recorder.
-struct DeviceLinkServices: Sendable {
-    var configuration: GatewayConfiguration
-    var store: any Store
-    var hub: DeviceHub
-    var recorder: DeliveryRecorder
-    var directory: Directory
-    var clock: any WallClock
-    var metrics: GatewayMetrics
-    var logger: Logger
+///
+/// A class, so that each of the many suspended frames of every link holds one pointer rather than a copy.
+final class DeviceLinkServices: Sendable {
+    let configuration: GatewayConfiguration
+    let store: any Store
+    let hub: DeviceHub
+    let recorder: DeliveryRecorder
+    let directory: Directory
+    let clock: any WallClock
+    let metrics: GatewayMetrics
+    let logger: Logger
+
+    init(
+        configuration: GatewayConfiguration, store: any Store, hub: DeviceHub, recorder: DeliveryRecorder,
+        directory: Directory, clock: any WallClock, metrics: GatewayMetrics, logger: Logger
+    ) {
+        self.configuration = configuration
+        self.store = store
+        self.hub = hub
+        self.recorder = recorder
+        self.directory = directory
+        self.clock = clock
+        self.metrics = metrics
+        self.logger = logger
+    }
 }
 
 /// One device's WebSocket: challenge and hello, then registrations, acknowledgements and notifications.

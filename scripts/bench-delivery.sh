@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Delivery benchmarks: provider → device latency, and many devices on one gateway.
+#
+#   scripts/bench-delivery.sh                       # latency at 1,000/s and 10,000/s; 10,000 connected devices
+#   DEVICES=100000 scripts/bench-delivery.sh        # the fleet part with 100,000 devices (over 4 loopback addresses)
+#   PARTS=fleet scripts/bench-delivery.sh           # only one part: latency or fleet
+#
+# 1. Builds release `herald` and `herald-bench`, creates a key, starts `herald serve` (TLS on both ports, SQLite,
+#    synchronous=FULL: each notification is on disk before its 200 and before it is pushed).
+# 2. latency: `herald-bench latency` keeps LATENCY_DEVICES devices on TLS WebSocket links (each a real GatewayLink
+#    with its duplicate journal) and sends open-loop at each rate in RATES for SECONDS_EACH; each notification is
+#    timed from the moment it was due to be sent to the moment the device's handler has it. Above PROBE_RATE*2/s,
+#    h2load sends all but PROBE_RATE/s of the load (untimed, to the same devices) and herald-bench times the
+#    PROBE_RATE/s probes: on a small machine the Swift sender would otherwise take the CPU the gateway needs.
+#    Goal: p99 < 10 ms.
+# 3. fleet: `herald-bench fleet` connects DEVICES devices (each its own key, challenge, registration), reads the
+#    gateway's RSS from /proc before and after, then sends each device one notification and times the fan-out.
+#    Goal: 10,000 devices in < 500 MB.
+set -euo pipefail
+
+PARTS=${PARTS:-"latency fleet"}
+RATES=${RATES:-"1000 10000"}
+SECONDS_EACH=${SECONDS_EACH:-10}
+LATENCY_DEVICES=${LATENCY_DEVICES:-100}
+PROBE_RATE=${PROBE_RATE:-500}
+DEVICES=${DEVICES:-10000}
+PROVIDER_PORT=${PROVIDER_PORT:-14197}
+DEVICE_PORT=${DEVICE_PORT:-14223}
+CONSOLE_PORT=${CONSOLE_PORT:-14080}
+TOPIC=com.example.bench
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d /tmp/herald-delivery.XXXXXX)
+gateway_pid=""
+cleanup() {
+  [ -n "$gateway_pid" ] && kill "$gateway_pid" 2>/dev/null || true
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+echo "building release herald and herald-bench" >&2
+(cd "$root" && swift build -c release --product herald && swift build -c release --product herald-bench) >"$work/build.log" 2>&1 \
+  || { cat "$work/build.log" >&2; exit 1; }
+herald="$root/.build/release/herald"
+bench="$root/.build/release/herald-bench"
+
+# Each device is one descriptor in the gateway and one in herald-bench.
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt $((DEVICES + 1000)) ]; then
+  ulimit -n $((DEVICES + 1000)) 2>/dev/null || {
+    echo "$DEVICES devices need an open-file limit of $((DEVICES + 1000)); this shell's hard limit is $(ulimit -Hn) (raise it as root: ulimit -Hn …, or LimitNOFILE= in a systemd unit)" >&2
+    exit 1
+  }
+fi
+
+# Past ~28,000 connections from one address to one port, loopback's ephemeral ports run out; more devices use
+# more destination addresses (127.0.0.2, …), which needs the gateway on 0.0.0.0.
+addresses=$(( (DEVICES + 24999) / 25000 ))
+host=127.0.0.1
+[ "$addresses" -gt 1 ] && host=0.0.0.0
+
+data="$work/data"
+"$herald" keys create --data-dir "$data" --team-id BENCHTEAM1 --key-id BENCHKEY01 --out "$work/key.p8" >/dev/null
+jwt=$("$herald" jwt --p8 "$work/key.p8" --key-id BENCHKEY01 --team-id BENCHTEAM1)
+"$herald" serve --data-dir "$data" --host "$host" --provider-port "$PROVIDER_PORT" --device-port "$DEVICE_PORT" \
+  --console-port "$CONSOLE_PORT" --device-rate-limit 1000000 --quiet 2>"$work/gateway.log" &
+gateway_pid=$!
+for _ in $(seq 200); do curl -sf "http://127.0.0.1:$CONSOLE_PORT/healthz" >/dev/null && break; sleep 0.05; done
+
+common=(--provider "https://localhost:$PROVIDER_PORT" --ca "$data/tls/ca.pem" --jwt "$jwt" --topic "$TOPIC")
+echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo); gateway pid $gateway_pid"
+
+for part in $PARTS; do
+  case $part in
+    latency)
+      for rate in $RATES; do
+        background=()
+        if [ "$rate" -gt $((PROBE_RATE * 2)) ]; then
+          command -v h2load >/dev/null || { apt-get update -qq && apt-get install -y -qq nghttp2-client >/dev/null; }
+          background=(--h2load "$(command -v h2load)" --probe-rate "$PROBE_RATE")
+        fi
+        echo
+        "$bench" latency "${common[@]}" --device-gateway "https://localhost:$DEVICE_PORT" \
+          --devices "$LATENCY_DEVICES" --rate "$rate" --seconds "$SECONDS_EACH" "${background[@]}"
+      done
+      ;;
+    fleet)
+      gateways=()
+      if [ "$addresses" -gt 1 ]; then
+        for i in $(seq "$addresses"); do gateways+=(--device-gateway "https://127.0.0.$i:$DEVICE_PORT"); done
+        gateways+=(--skip-hostname-check)
+      else
+        gateways+=(--device-gateway "https://localhost:$DEVICE_PORT")
+      fi
+      echo
+      "$bench" fleet "${common[@]}" "${gateways[@]}" --count "$DEVICES" --gateway-pid "$gateway_pid"
+      ;;
+    *) echo "unknown part $part (latency or fleet)" >&2; exit 1 ;;
+  esac
+done
