@@ -9,8 +9,9 @@ package import Foundation
 /// - A time inside a daylight-saving gap comes back shifted by the gap (02:30 → 03:30): kept, the day is
 ///   not skipped.
 /// - A time that happens twice on a fall-back day: Foundation on Linux answers the second occurrence when
-///   asked from between the two (swift-corelibs-foundation / swift-foundation in Swift 6.3), so a second
-///   occurrence is skipped here: such a time fires once, at its first occurrence.
+///   asked from between the two (or from just after the first), despite `.first` (swift-foundation in
+///   Swift 6.3), so when the components name an hour the second occurrence is skipped here: a daily 01:30
+///   fires once, at the first. Without an hour (`minute: 30`, hourly) both occurrences fire, an hour apart.
 /// - Components carrying a `timeZone` are matched in that time zone (Foundation ignores a components'
 ///   time zone in `nextDate`), those without one in the given calendar's.
 package enum CalendarMatching {
@@ -44,7 +45,8 @@ package enum CalendarMatching {
                                                           repeatedTimePolicy: .first),
                   candidate > after
             else { return nil }
-            if dateFieldsMatch(candidate, fields, in: searchCalendar), !isSecondOccurrence(candidate, in: searchCalendar) {
+            let repeatedHour = fields.hour != nil && isSecondOccurrence(candidate, in: searchCalendar)
+            if dateFieldsMatch(candidate, fields, in: searchCalendar), !repeatedHour {
                 return candidate
             }
             after = candidate
