@@ -157,17 +157,35 @@ func attach(_ url: URL) -> String {
         #expect(interval.timeInterval == 1800)
     }
 
-    @MainActor @Test func contentExtensionDefaults() {
+    @Test func responsesAndSettings() {
+        let notification = UNNotification(request: makeReminder(), date: Date())
+        let meeting = UNMutableNotificationContent()
+        meeting.userInfo = ["MEETING_ID": "m-7"]
+        let invite = UNNotification(request: UNNotificationRequest(identifier: "invite", content: meeting, trigger: nil), date: Date())
+        #expect(handle(UNNotificationResponse(notification: invite, actionIdentifier: "ACCEPT_ACTION")) == "accepted m-7")
+        #expect(handle(UNNotificationResponse(notification: invite, actionIdentifier: UNNotificationDismissActionIdentifier)) == "dismissed")
+        #expect(handle(UNTextInputNotificationResponse(notification: invite, actionIdentifier: "REPLY", userText: "Late")) == "Late")
+        #expect(notification.request.identifier == "MorningAlarm")
+        var settings = SettingsRecord()
+        #expect(describe(UNNotificationSettings(settings)) == "ask")
+        settings.authorizationStatus = .denied
+        #expect(describe(UNNotificationSettings(settings)) == "denied")
+    }
+
+    @MainActor @Test func contentExtensions() {
+        let notification = UNNotification(request: makeReminder(), date: Date())
         let controller = NotificationViewController()
+        controller.didReceive(notification)
+        #expect(controller.label == "Rise and shine! It's morning time!")
         #expect(controller.mediaPlayPauseButtonType == .none)
-        var option: UNNotificationContentExtensionResponseOption?
+        var options: [UNNotificationContentExtensionResponseOption] = []
+        let response = UNNotificationResponse(notification: notification, actionIdentifier: "ACCEPT_ACTION")
+        controller.didReceive(response) { options.append($0) }
         let playing = PlayingViewController()
+        playing.didReceive(response) { options.append($0) }
+        #expect(options == [.dismissAndForwardAction, .doNotDismiss])
         #expect(playing.mediaPlayPauseButtonType == .overlay)
         playing.mediaPlay()
         #expect(playing.playing)
-        _ = describe
-        _ = handle
-        _ = option
-        option = nil
     }
 }
