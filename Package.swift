@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "HeraldClient", targets: ["HeraldClient"]),
         .library(name: "HeraldCLI", targets: ["HeraldCLI"]),
         .library(name: "UserNotifications", targets: ["UserNotifications"]),
+        .library(name: "CoreLocation", targets: ["CoreLocation"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -79,10 +80,13 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
+        // Apple-named location types, so `import CoreLocation` compiles as on iOS (regions for location triggers).
+        .target(name: "CoreLocation"),
         .target(
             name: "UserNotifications",
             dependencies: [
                 "HeraldWire",
+                "CoreLocation",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
@@ -151,6 +155,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .testTarget(name: "UserNotificationsTests", dependencies: ["UserNotifications", "CoreLocation"]),
+        // The same API used as iOS apps use it, compiled in the Swift 5 language mode.
+        .testTarget(
+            name: "UserNotificationsTestsSwift5",
+            dependencies: ["UserNotifications", "CoreLocation"],
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
         .testTarget(
             name: "HeraldCLITests",
             dependencies: [
@@ -162,7 +173,8 @@ let package = Package(
     ]
 )
 
-for target in package.targets {
+// The Swift 5 test target compiles app code as iOS apps write it, without this package's upcoming features.
+for target in package.targets where target.name != "UserNotificationsTestsSwift5" {
     var settings = target.swiftSettings ?? []
     settings.append(contentsOf: [
         .enableUpcomingFeature("ExistentialAny"),
