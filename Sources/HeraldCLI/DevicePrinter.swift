@@ -35,7 +35,8 @@ final class DevicePrinter: Sendable {
                 printNow("unregistered \(topic) (\(token))")
             }
         case .notification(let notification):
-            if json { emit(Self.fields(of: notification)) } else { printNow(Self.card(for: notification)) }
+            let card = NotificationCard(notification)
+            printNow(json ? card.jsonLine : card.text)
         case .refused(let reason, let message):
             warn("the gateway refused: \(reason): \(message)")
         }
@@ -47,46 +48,5 @@ final class DevicePrinter: Sendable {
 
     private func emit(_ fields: [String: JSONValue]) {
         printNow(String(decoding: JSONValue.object(fields).encoded(), as: UTF8.self))
-    }
-
-    static func fields(of notification: LinkNotification) -> [String: JSONValue] {
-        let payload = (try? JSONValue.parse(notification.payload)) ?? .object([:])
-        let content = PayloadContent(payload: payload)
-        let text = { (value: String?) in value.map(JSONValue.string) ?? .null }
-        return [
-            "event": .string("notification"),
-            "apnsID": .string(APNsID.format(notification.apnsID)),
-            "identifier": .string(notification.requestIdentifier),
-            "topic": .string(notification.bundleID),
-            "title": text(content.title),
-            "subtitle": text(content.subtitle),
-            "body": text(content.body),
-            "badge": content.badge.map(JSONValue.integer) ?? .null,
-            "sound": text(content.sound),
-            "categoryIdentifier": text(content.categoryIdentifier),
-            "threadIdentifier": text(content.threadIdentifier),
-            "userInfo": payload,
-        ]
-    }
-
-    static func card(for notification: LinkNotification) -> String {
-        let payload = (try? JSONValue.parse(notification.payload)) ?? .object([:])
-        let content = PayloadContent(payload: payload)
-        let time = Date(timeIntervalSince1970: Double(notification.receivedAt) / 1000)
-            .formatted(date: .omitted, time: .standard)
-        var lines = ["┌─ \(notification.bundleID) · \(time)"]
-        for text in [content.title, content.subtitle, content.body].compactMap({ $0 }) {
-            lines.append("│ " + text)
-        }
-        if content.title == nil, content.body == nil {
-            lines.append("│ (no alert: \(notification.pushType.rawValue) push)")
-        }
-        var details: [String] = []
-        if let badge = content.badge { details.append("badge \(badge)") }
-        if let sound = content.sound { details.append("sound \(sound)") }
-        if let category = content.categoryIdentifier { details.append("category \(category)") }
-        details.append("id \(notification.requestIdentifier)")
-        lines.append("└─ " + details.joined(separator: " · "))
-        return lines.joined(separator: "\n")
     }
 }

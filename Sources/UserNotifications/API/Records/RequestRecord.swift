@@ -31,6 +31,11 @@ package struct NotificationRecord: Codable, Hashable, Sendable {
     package var request: RequestRecord
 
     /// Captures `notification`; throws `RecordError` as `RequestRecord.init(_:)` does.
+    package init(date: Date, request: RequestRecord) {
+        self.date = date
+        self.request = request
+    }
+
     package init(_ notification: UNNotification) throws(RecordError) {
         date = notification.date
         request = try RequestRecord(notification.request)

@@ -1,0 +1,31 @@
+import Foundation
+
+extension CenterRuntime {
+    /// The runtime of this process's app: `AppIdentity.current()`, the machine's notification store, a terminal
+    /// prompt and presenter. A store that cannot be opened leaves every call failing with `notificationsNotAllowed`.
+    package static func standard(environment: [String: String] = ProcessInfo.processInfo.environment) -> CenterRuntime {
+        let identity = AppIdentity.current(environment: environment)
+        let engine: Result<LocalEngine, UNError>
+        do {
+            let store = try NotificationStore(path: identity.storePath)
+            if let aside = store.movedAside {
+                FileHandle.standardError.write(Data("""
+                    UserNotifications: \(identity.storePath) was not a readable database; it was moved to \(aside) \
+                    and a new store was started.\n
+                    """.utf8))
+            }
+            let bundleDirectory = Bundle.main.bundleURL
+            let attachmentRoot = identity.dataDirectory.appendingPathComponent("attachments")
+            engine = .success(LocalEngine(
+                store: store, calendar: .current, prompt: TerminalAuthorizationPrompt(environment: environment),
+                presenter: TerminalPresenter(environment: environment),
+                attachments: { AttachmentStore(directory: attachmentRoot.appendingPathComponent($0), bundleDirectory: bundleDirectory) }
+            ))
+        } catch {
+            let message = "cannot open the notification store \(identity.storePath): \(error)"
+            FileHandle.standardError.write(Data("UserNotifications: \(message)\n".utf8))
+            engine = .failure(UNError(.notificationsNotAllowed, message, underlying: error))
+        }
+        return CenterRuntime(bundleID: identity.bundleIdentifier, engine: engine)
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import Synchronization
+
+/// Runs one app's side of the engine: every call of the center in order, one at a time (Apple: "calls are
+/// processed serially"), and a scheduler that sleeps until the next fire date and fires what is due.
+package final class CenterRuntime: Sendable {
+    package typealias Job = @Sendable () async -> Void
+
+    package let bundleID: String
+    private let engine: Result<LocalEngine, UNError>
+    private let jobs: AsyncStream<Job>.Continuation
+    private let queue: AsyncStream<Job>
+    private let state = Mutex(State())
+
+    private struct State {
+        var started = false
+        var sleeper: Task<Void, Never>?
+        var woken = false
+    }
+
+    /// - Parameter engine: The engine, or why there is none (every call then fails with that error).
+    package init(bundleID: String, engine: Result<LocalEngine, UNError>) {
+        self.bundleID = bundleID
+        self.engine = engine
+        (queue, jobs) = AsyncStream.makeStream(of: Job.self)
+    }
+
+    /// Starts the serial queue and the scheduler (once). `present` decides how a fired notification is shown.
+    package func start(present: @escaping @Sendable (LocalEngine.Fired) async -> UNNotificationPresentationOptions) {
+        guard state.withLock({ state in defer { state.started = true }; return !state.started }) else { return }
+        let queue = self.queue
+        Task.detached {
+            for await job in queue { await job() }
+        }
+        guard case .success(let engine) = engine else { return }
+        Task.detached { [self] in
+            await schedule(engine, present: present)
+        }
+    }
+
+    /// Runs `body` on the serial queue and returns its result.
+    package func perform<Value: Sendable>(_ body: @escaping @Sendable (LocalEngine) async throws(UNError) -> Value) async throws(UNError) -> Value {
+        let engine = try self.engine.get()
+        let result: Result<Value, UNError> = await withCheckedContinuation { continuation in
+            jobs.yield {
+                do throws(UNError) {
+                    continuation.resume(returning: .success(try await body(engine)))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+        }
+        return try result.get()
+    }
+
+    /// Queues `body` now (so it keeps its place among the app's calls) and hands its result to `completion`.
+    package func submit<Value: Sendable>(
+        _ body: @escaping @Sendable (LocalEngine) async throws(UNError) -> Value,
+        completion: @escaping @Sendable (Result<Value, UNError>) -> Void
+    ) {
+        switch engine {
+        case .failure(let error):
+            jobs.yield { completion(.failure(error)) }
+        case .success(let engine):
+            jobs.yield {
+                do throws(UNError) {
+                    completion(.success(try await body(engine)))
+                } catch {
+                    completion(.failure(error))
+                }
+            }
+        }
+    }
+
+    /// Runs `body` on the serial queue without waiting (calls that have no completion handler).
+    package func enqueue(_ body: @escaping @Sendable (LocalEngine) async throws(UNError) -> Void) {
+        guard case .success(let engine) = engine else { return }
+        jobs.yield { try? await body(engine) }
+    }
+
+    /// Makes the scheduler look at the next fire date again (a request was added or removed).
+    package func wake() {
+        let sleeper = state.withLock { state in
+            state.woken = true
+            return state.sleeper
+        }
+        sleeper?.cancel()
+    }
+
+    private func schedule(_ engine: LocalEngine, present: @escaping @Sendable (LocalEngine.Fired) async -> UNNotificationPresentationOptions) async {
+        while !Task.isCancelled {
+            let fired = (try? await perform { engine throws(UNError) in try await engine.tick(now: Date()) }) ?? []
+            for item in fired {
+                let options = await present(item)
+                try? await perform { engine throws(UNError) in try await engine.complete(item, options: options) }
+            }
+            let next = (try? await perform { engine throws(UNError) in try await engine.nextFireDate() }) ?? nil
+            // Wake at the next fire date, and at least every minute in case the wall clock was changed.
+            let delay = min(max(next?.timeIntervalSinceNow ?? 60, 0), 60)
+            guard delay > 0 else { continue }
+            let sleeper = Task<Void, Never> { _ = try? await Task.sleep(for: .seconds(delay)) }
+            let woken = state.withLock { state in
+                defer { state.woken = false; state.sleeper = sleeper }
+                return state.woken
+            }
+            if woken { sleeper.cancel() }
+            await sleeper.value
+            state.withLock { $0.sleeper = nil }
+        }
+    }
+}
+
+extension Result {
+    /// The failure, if any.
+    var error: Failure? {
+        if case .failure(let error) = self { error } else { nil }
+    }
+}

@@ -1,0 +1,281 @@
+package import CoreLocation
+package import Foundation
+
+/// The notification engine of one machine: authorization, scheduling, delivery and presentation for any
+/// number of apps, over a ``NotificationStore``. Time comes in as arguments (`now:`), so tests drive it
+/// without sleeping; ``CenterRuntime`` drives it with the real clock.
+package actor LocalEngine {
+    /// A notification whose trigger fired, waiting for the app's say (`willPresent`) before ``complete(_:options:)``.
+    package struct Fired: Sendable {
+        package var bundleID: String
+        package var notification: NotificationRecord
+        /// How long after its fire date it fired.
+        package var lateness: TimeInterval
+    }
+
+    /// At most this many pending requests per app: the soonest-firing are kept.
+    package static let pendingLimit = 64
+
+    private let store: NotificationStore
+    private let calendar: Calendar
+    private let prompt: any AuthorizationPrompt
+    private let presenter: any NotificationPresenter
+    private let attachments: @Sendable (String) -> AttachmentStore
+
+    package init(
+        store: NotificationStore,
+        calendar: Calendar,
+        prompt: any AuthorizationPrompt,
+        presenter: any NotificationPresenter,
+        attachments: @escaping @Sendable (String) -> AttachmentStore
+    ) {
+        self.store = store
+        self.calendar = calendar
+        self.prompt = prompt
+        self.presenter = presenter
+        self.attachments = attachments
+    }
+
+    // MARK: Authorization
+
+    package func settings(of bundleID: String) throws(UNError) -> SettingsRecord {
+        try storing { try store.settings(of: bundleID) } ?? SettingsRecord()
+    }
+
+    /// The stored answer, or the person's (asked once). Provisional authorization is granted without asking.
+    ///
+    /// - Throws: `notificationsNotAllowed` when nobody could answer; the status stays not determined.
+    package func requestAuthorization(of bundleID: String, options: UNAuthorizationOptions) async throws(UNError) -> Bool {
+        let current = try settings(of: bundleID)
+        guard current.authorizationStatus == .notDetermined else { return current.allowsDelivery }
+        let allowed: Bool
+        if options.contains(.provisional) {
+            allowed = true
+        } else if let answer = await prompt.ask(bundleID: bundleID, options: options) {
+            allowed = answer
+        } else {
+            throw UNError(.notificationsNotAllowed, """
+                nobody could answer \(bundleID)'s request to send notifications: run it in a terminal, \
+                set HERALD_AUTHORIZATION=grant (or deny), or use `herald device settings --app \(bundleID) --allow`
+                """)
+        }
+        // Another request may have been answered while this one waited for the person.
+        let settled = try settings(of: bundleID)
+        guard settled.authorizationStatus == .notDetermined else { return settled.allowsDelivery }
+        try storing { try store.setSettings(.answered(allowed, options: options), of: bundleID) }
+        return allowed
+    }
+
+    /// What the Settings app does: `herald device settings`.
+    package func changeSettings(of bundleID: String, to settings: SettingsRecord) throws(UNError) {
+        try storing { try store.setSettings(settings, of: bundleID) }
+    }
+
+    // MARK: Requests
+
+    /// Adds or replaces (same identifier) a request. A request without a trigger fires at once: it is returned
+    /// for presentation. When the app is denied, nothing is kept and no error is raised, as on iOS.
+    ///
+    /// - Throws: `notificationInvalidNoDate` for a bad trigger, `notificationInvalidNoContent` for empty content,
+    ///   the attachment errors, or `notificationsNotAllowed` when the store cannot be written.
+    package func add(_ request: RequestRecord, of bundleID: String, now: Date) throws(UNError) -> Fired? {
+        var request = request
+        guard try settings(of: bundleID).authorizationStatus != .denied else { return nil }
+        try request.trigger?.trigger.validate()
+        let content = request.content
+        guard !content.title.isEmpty || !content.subtitle.isEmpty || !content.body.isEmpty || content.badge != nil
+            || content.sound != nil || !content.attachments.isEmpty
+        else {
+            throw UNError(.notificationInvalidNoContent, "request \(request.identifier) has no title, subtitle, body, badge, sound or attachment")
+        }
+        if case .timeInterval(let interval, let repeats, nil)? = request.trigger {
+            request.trigger = .timeInterval(interval: interval, repeats: repeats, scheduledDate: now)
+        }
+        let files = attachments(bundleID)
+        request.content.attachments = try files.take(content.attachments)
+
+        var pending = try storing { try store.pending(of: bundleID) }
+        if let replaced = pending.first(where: { $0.request.identifier == request.identifier }) {
+            releaseAttachments(of: replaced.request, keeping: request, in: files)
+            pending.removeAll { $0.request.identifier == request.identifier }
+        }
+        guard let trigger = request.trigger else {
+            try storing { try store.replacePending(of: bundleID, with: pending) }
+            return Fired(bundleID: bundleID, notification: NotificationRecord(date: now, request: request), lateness: 0)
+        }
+        let nextFire = trigger.trigger.nextFireDate(after: now, scheduledAt: now, calendar: calendar)
+        if nextFire == nil, !isLocation(trigger) {
+            // A one-shot date in the past is accepted and never fires, as on iOS.
+            files.release(request.content.attachments)
+            try storing { try store.replacePending(of: bundleID, with: pending) }
+            return nil
+        }
+        pending.append(NotificationStore.Pending(request: request, nextFire: nextFire, addedAt: now))
+        try keepWithinLimit(&pending, in: files)
+        try storing { try store.replacePending(of: bundleID, with: pending) }
+        return nil
+    }
+
+    /// Keeps the soonest-firing ``pendingLimit`` requests; location requests (no date) count after dated ones.
+    private func keepWithinLimit(_ pending: inout [NotificationStore.Pending], in files: AttachmentStore) throws(UNError) {
+        guard pending.count > Self.pendingLimit else { return }
+        pending.sort { a, b in
+            switch (a.nextFire, b.nextFire) {
+            case let (x?, y?): x == y ? a.addedAt < b.addedAt : x < y
+            case (_?, nil): true
+            case (nil, _?): false
+            case (nil, nil): a.addedAt < b.addedAt
+            }
+        }
+        for dropped in pending[Self.pendingLimit...] { files.release(dropped.request.content.attachments) }
+        pending.removeLast(pending.count - Self.pendingLimit)
+    }
+
+    package func pending(of bundleID: String) throws(UNError) -> [RequestRecord] {
+        try storing { try store.pending(of: bundleID) }.map(\.request)
+    }
+
+    package func removePending(of bundleID: String, identifiers: [String]?) throws(UNError) {
+        let pending = try storing { try store.pending(of: bundleID) }
+        let files = attachments(bundleID)
+        let (gone, kept) = (
+            pending.filter { identifiers?.contains($0.request.identifier) ?? true },
+            pending.filter { !(identifiers?.contains($0.request.identifier) ?? true) }
+        )
+        try storing { try store.replacePending(of: bundleID, with: kept) }
+        for item in gone { files.release(item.request.content.attachments) }
+    }
+
+    // MARK: Firing
+
+    /// The earliest fire date of any pending request.
+    package func nextFireDate() throws(UNError) -> Date? {
+        try storing { try store.earliestFire() }
+    }
+
+    /// Fires every request due at `now`: one-shot ones leave the pending list, repeating ones are rescheduled
+    /// after `now` (missed occurrences fire once). Missed one-shot triggers (the machine was off) fire here.
+    package func tick(now: Date) throws(UNError) -> [Fired] {
+        let due = try storing { try store.due(at: now) }
+        guard !due.isEmpty else { return [] }
+        var fired: [Fired] = []
+        for bundleID in Set(due.map(\.bundleID)).sorted() {
+            var pending = try storing { try store.pending(of: bundleID) }
+            for index in pending.indices.reversed() {
+                guard let fireDate = pending[index].nextFire, fireDate <= now, let trigger = pending[index].request.trigger else { continue }
+                let request = pending[index].request
+                fired.append(Fired(
+                    bundleID: bundleID, notification: NotificationRecord(date: now, request: request),
+                    lateness: now.timeIntervalSince(fireDate)
+                ))
+                if trigger.trigger.repeats, let next = trigger.trigger.nextFireDate(after: now, scheduledAt: pending[index].addedAt, calendar: calendar) {
+                    pending[index].nextFire = next
+                } else {
+                    pending.remove(at: index)
+                }
+            }
+            try storing { try store.replacePending(of: bundleID, with: pending) }
+        }
+        return fired.sorted { $0.notification.date == $1.notification.date ? $0.lateness > $1.lateness : $0.notification.date < $1.notification.date }
+    }
+
+    /// A new location: location requests whose region was entered (notifyOnEntry) or left (notifyOnExit) fire.
+    package func updateLocation(_ coordinate: CLLocationCoordinate2D, now: Date) throws(UNError) -> [Fired] {
+        var fired: [Fired] = []
+        let bundleIDs = Set(try storing { try store.locationRequests() }.map(\.bundleID))
+        for bundleID in bundleIDs.sorted() {
+            var pending = try storing { try store.pending(of: bundleID) }
+            for index in pending.indices.reversed() {
+                guard case .location(let regionRecord, let repeats)? = pending[index].request.trigger else { continue }
+                let region = regionRecord.region
+                guard let circle = region as? CLCircularRegion else { continue }
+                let inside = circle.contains(coordinate)
+                let was = pending[index].inside
+                pending[index].inside = inside
+                guard let was, was != inside, inside ? region.notifyOnEntry : region.notifyOnExit else { continue }
+                fired.append(Fired(bundleID: bundleID, notification: NotificationRecord(date: now, request: pending[index].request), lateness: 0))
+                if !repeats { pending.remove(at: index) }
+            }
+            try storing { try store.replacePending(of: bundleID, with: pending) }
+        }
+        return fired
+    }
+
+    /// Delivers what fired as the app (or, for an app not running, its settings) allow: `.list` keeps it in
+    /// the delivered list (replacing one with the same identifier, moved to the top), `.banner` shows it,
+    /// `.badge` sets the content's badge. Nothing happens for an app that is not authorized.
+    package func complete(_ fired: Fired, options: UNNotificationPresentationOptions) throws(UNError) {
+        let settings = try settings(of: fired.bundleID)
+        let files = attachments(fired.bundleID)
+        let request = fired.notification.request
+        guard settings.allowsDelivery else {
+            files.release(request.content.attachments)
+            return
+        }
+        let listed = !options.isDisjoint(with: [.list, .alert]) && settings.notificationCenterSetting != .disabled
+        let shown = !options.isDisjoint(with: [.banner, .alert]) && settings.alertSetting != .disabled
+        let delivered = try storing { try store.delivered(of: fired.bundleID) }
+        if let replaced = delivered.first(where: { $0.request.identifier == request.identifier }), listed {
+            releaseAttachments(of: replaced.request, keeping: request, in: files)
+        }
+        if listed {
+            try storing { try store.deliver(fired.notification, of: fired.bundleID) }
+        } else {
+            files.release(request.content.attachments)
+        }
+        if shown { presenter.present(NotificationCard(fired.notification, bundleID: fired.bundleID)) }
+        if options.contains(.badge), settings.badgeSetting != .disabled, let badge = request.content.badge {
+            try storing { try store.setBadge(badge, of: fired.bundleID) }
+        }
+    }
+
+    // MARK: Delivered, categories, badge
+
+    package func delivered(of bundleID: String) throws(UNError) -> [NotificationRecord] {
+        try storing { try store.delivered(of: bundleID) }
+    }
+
+    package func removeDelivered(of bundleID: String, identifiers: [String]?) throws(UNError) {
+        let removed = try storing { try store.removeDelivered(of: bundleID, identifiers: identifiers) }
+        let files = attachments(bundleID)
+        for notification in removed { files.release(notification.request.content.attachments) }
+    }
+
+    package func categories(of bundleID: String) throws(UNError) -> [CategoryRecord] {
+        try storing { try store.categories(of: bundleID) }
+    }
+
+    package func setCategories(_ categories: [CategoryRecord], of bundleID: String) throws(UNError) {
+        try storing { try store.setCategories(categories, of: bundleID) }
+    }
+
+    package func badge(of bundleID: String) throws(UNError) -> Int {
+        try storing { try store.badge(of: bundleID) }
+    }
+
+    /// - Throws: `badgeInputInvalid` for a negative count.
+    package func setBadge(_ count: Int, of bundleID: String) throws(UNError) {
+        guard count >= 0 else { throw UNError(.badgeInputInvalid, "a badge count cannot be negative (\(count))") }
+        try storing { try store.setBadge(count, of: bundleID) }
+    }
+
+    // MARK: Helpers
+
+    private func isLocation(_ trigger: TriggerRecord) -> Bool {
+        if case .location = trigger { true } else { false }
+    }
+
+    private func releaseAttachments(of old: RequestRecord, keeping new: RequestRecord, in files: AttachmentStore) {
+        let kept = Set(new.content.attachments.map(\.url))
+        files.release(old.content.attachments.filter { !kept.contains($0.url) })
+    }
+
+    /// Store failures become UNError, the only error the API throws.
+    private func storing<Value>(_ body: () throws -> Value) throws(UNError) -> Value {
+        do {
+            return try body()
+        } catch {
+            throw UNError(.notificationsNotAllowed, "the notification store failed: \(error)", underlying: error)
+        }
+    }
+}

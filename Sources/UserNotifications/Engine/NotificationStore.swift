@@ -1,0 +1,258 @@
+package import Foundation
+import GRDB
+
+/// The notification state of every app on the machine, in one SQLite file: pending requests with their next
+/// fire date, delivered notifications, categories, settings and badges. Keyed by bundle id.
+package final class NotificationStore: Sendable {
+    private let database: DatabaseQueue
+    /// Set when the file was unreadable and moved aside: where it went.
+    package let movedAside: String?
+
+    /// Opens (creating) the store at `path`. A file that is not a readable SQLite database is moved aside to
+    /// `PATH.corrupt-TIMESTAMP` — never deleted — and a fresh store is created; `movedAside` tells where.
+    package init(path: String) throws {
+        try FileManager.default.createDirectory(
+            at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true
+        )
+        do {
+            database = try Self.open(path)
+            movedAside = nil
+        } catch let error as DatabaseError where [.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode) {
+            let aside = path + ".corrupt-\(Int(Date().timeIntervalSince1970))"
+            try FileManager.default.moveItem(atPath: path, toPath: aside)
+            for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            database = try Self.open(path)
+            movedAside = aside
+        }
+    }
+
+    private static func open(_ path: String) throws -> DatabaseQueue {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
+        let database = try DatabaseQueue(path: path, configuration: configuration)
+        try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE app (bundle_id TEXT PRIMARY KEY NOT NULL, settings TEXT, badge INTEGER NOT NULL DEFAULT 0);
+                CREATE TABLE pending (
+                    bundle_id TEXT NOT NULL, identifier TEXT NOT NULL, request TEXT NOT NULL,
+                    next_fire DOUBLE, added_at DOUBLE NOT NULL, is_location INTEGER NOT NULL, inside INTEGER,
+                    PRIMARY KEY (bundle_id, identifier));
+                CREATE INDEX pending_next_fire ON pending (next_fire) WHERE next_fire IS NOT NULL;
+                CREATE TABLE delivered (
+                    bundle_id TEXT NOT NULL, identifier TEXT NOT NULL, notification TEXT NOT NULL, delivered_at DOUBLE NOT NULL,
+                    PRIMARY KEY (bundle_id, identifier));
+                CREATE TABLE category (
+                    bundle_id TEXT NOT NULL, identifier TEXT NOT NULL, category TEXT NOT NULL,
+                    PRIMARY KEY (bundle_id, identifier));
+                """)
+        }
+        try migrator.migrate(database)
+        return database
+    }
+
+    // MARK: Settings and badge
+
+    package func settings(of bundleID: String) throws -> SettingsRecord? {
+        try database.read { db in
+            try String.fetchOne(db, sql: "SELECT settings FROM app WHERE bundle_id = ?", arguments: [bundleID])
+                .map { try Self.decode(SettingsRecord.self, $0) }
+        }
+    }
+
+    package func setSettings(_ settings: SettingsRecord, of bundleID: String) throws {
+        let text = try Self.encode(settings)
+        try database.write { db in
+            try db.execute(sql: """
+                INSERT INTO app (bundle_id, settings) VALUES (?, ?)
+                ON CONFLICT (bundle_id) DO UPDATE SET settings = excluded.settings
+                """, arguments: [bundleID, text])
+        }
+    }
+
+    package func badge(of bundleID: String) throws -> Int {
+        try database.read { db in
+            try Int.fetchOne(db, sql: "SELECT badge FROM app WHERE bundle_id = ?", arguments: [bundleID]) ?? 0
+        }
+    }
+
+    package func setBadge(_ badge: Int, of bundleID: String) throws {
+        try database.write { db in
+            try db.execute(sql: """
+                INSERT INTO app (bundle_id, badge) VALUES (?, ?)
+                ON CONFLICT (bundle_id) DO UPDATE SET badge = excluded.badge
+                """, arguments: [bundleID, badge])
+        }
+    }
+
+    /// Every app that has asked for authorization, with its settings.
+    package func apps() throws -> [(bundleID: String, settings: SettingsRecord?)] {
+        try database.read { db in
+            try Row.fetchAll(db, sql: "SELECT bundle_id, settings FROM app ORDER BY bundle_id").map { row in
+                let text: String? = row["settings"]
+                return (row["bundle_id"], try text.map { try Self.decode(SettingsRecord.self, $0) })
+            }
+        }
+    }
+
+    // MARK: Pending requests
+
+    /// A pending request and when it fires next (nil: on a location event only).
+    package struct Pending: Sendable, Hashable {
+        package var request: RequestRecord
+        package var nextFire: Date?
+        package var addedAt: Date
+        /// For location triggers: whether the last known location was inside the region.
+        package var inside: Bool?
+
+        package var isLocation: Bool {
+            if case .location? = request.trigger { true } else { false }
+        }
+
+        package init(request: RequestRecord, nextFire: Date?, addedAt: Date, inside: Bool? = nil) {
+            self.request = request
+            self.nextFire = nextFire
+            self.addedAt = addedAt
+            self.inside = inside
+        }
+    }
+
+    package func pending(of bundleID: String) throws -> [Pending] {
+        try database.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT request, next_fire, added_at, inside FROM pending WHERE bundle_id = ? ORDER BY added_at, identifier
+                """, arguments: [bundleID]).map(Self.pending(from:))
+        }
+    }
+
+    /// Pending requests of every app due at or before `date`.
+    package func due(at date: Date) throws -> [(bundleID: String, pending: Pending)] {
+        try database.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT bundle_id, request, next_fire, added_at, inside FROM pending
+                WHERE next_fire IS NOT NULL AND next_fire <= ? ORDER BY next_fire
+                """, arguments: [date.timeIntervalSince1970]).map { ($0["bundle_id"], try Self.pending(from: $0)) }
+        }
+    }
+
+    /// The earliest next fire date of any app's pending request.
+    package func earliestFire() throws -> Date? {
+        try database.read { db in
+            try Double.fetchOne(db, sql: "SELECT MIN(next_fire) FROM pending WHERE next_fire IS NOT NULL")
+                .map(Date.init(timeIntervalSince1970:))
+        }
+    }
+
+    /// Every app's pending location requests.
+    package func locationRequests() throws -> [(bundleID: String, pending: Pending)] {
+        try database.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT bundle_id, request, next_fire, added_at, inside FROM pending WHERE is_location
+                """).map { ($0["bundle_id"], try Self.pending(from: $0)) }
+        }
+    }
+
+    /// Replaces the app's pending requests with `pending` (one transaction).
+    package func replacePending(of bundleID: String, with pending: [Pending]) throws {
+        let rows = try pending.map { ($0, try Self.encode($0.request)) }
+        try database.write { db in
+            try db.execute(sql: "DELETE FROM pending WHERE bundle_id = ?", arguments: [bundleID])
+            for (item, text) in rows {
+                try db.execute(sql: """
+                    INSERT INTO pending (bundle_id, identifier, request, next_fire, added_at, is_location, inside)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """, arguments: [
+                        bundleID, item.request.identifier, text, item.nextFire?.timeIntervalSince1970,
+                        item.addedAt.timeIntervalSince1970, item.isLocation, item.inside,
+                    ])
+            }
+        }
+    }
+
+    // MARK: Delivered notifications
+
+    /// The app's delivered notifications, newest first.
+    package func delivered(of bundleID: String) throws -> [NotificationRecord] {
+        try database.read { db in
+            try String.fetchAll(db, sql: """
+                SELECT notification FROM delivered WHERE bundle_id = ? ORDER BY delivered_at DESC, rowid DESC
+                """, arguments: [bundleID]).map { try Self.decode(NotificationRecord.self, $0) }
+        }
+    }
+
+    /// Adds or replaces (same identifier) a delivered notification; a replaced one moves to the top.
+    package func deliver(_ notification: NotificationRecord, of bundleID: String) throws {
+        let text = try Self.encode(notification)
+        try database.write { db in
+            try db.execute(sql: "DELETE FROM delivered WHERE bundle_id = ? AND identifier = ?",
+                           arguments: [bundleID, notification.request.identifier])
+            try db.execute(sql: "INSERT INTO delivered (bundle_id, identifier, notification, delivered_at) VALUES (?, ?, ?, ?)",
+                           arguments: [bundleID, notification.request.identifier, text, notification.date.timeIntervalSince1970])
+        }
+    }
+
+    /// Removes delivered notifications (all of the app's when `identifiers` is nil); returns what was removed.
+    @discardableResult
+    package func removeDelivered(of bundleID: String, identifiers: [String]?) throws -> [NotificationRecord] {
+        try database.write { db in
+            let removed: [NotificationRecord]
+            if let identifiers {
+                let marks = databaseQuestionMarks(count: identifiers.count)
+                let arguments = StatementArguments([bundleID] + identifiers)
+                removed = try String.fetchAll(db, sql: "SELECT notification FROM delivered WHERE bundle_id = ? AND identifier IN (\(marks))",
+                                              arguments: arguments).map { try Self.decode(NotificationRecord.self, $0) }
+                try db.execute(sql: "DELETE FROM delivered WHERE bundle_id = ? AND identifier IN (\(marks))", arguments: arguments)
+            } else {
+                removed = try String.fetchAll(db, sql: "SELECT notification FROM delivered WHERE bundle_id = ?", arguments: [bundleID])
+                    .map { try Self.decode(NotificationRecord.self, $0) }
+                try db.execute(sql: "DELETE FROM delivered WHERE bundle_id = ?", arguments: [bundleID])
+            }
+            return removed
+        }
+    }
+
+    // MARK: Categories
+
+    package func categories(of bundleID: String) throws -> [CategoryRecord] {
+        try database.read { db in
+            try String.fetchAll(db, sql: "SELECT category FROM category WHERE bundle_id = ? ORDER BY identifier", arguments: [bundleID])
+                .map { try Self.decode(CategoryRecord.self, $0) }
+        }
+    }
+
+    /// Replaces the app's categories, as `setNotificationCategories(_:)` does.
+    package func setCategories(_ categories: [CategoryRecord], of bundleID: String) throws {
+        let rows = try categories.map { ($0.identifier, try Self.encode($0)) }
+        try database.write { db in
+            try db.execute(sql: "DELETE FROM category WHERE bundle_id = ?", arguments: [bundleID])
+            for (identifier, text) in rows {
+                try db.execute(sql: "INSERT OR REPLACE INTO category (bundle_id, identifier, category) VALUES (?, ?, ?)",
+                               arguments: [bundleID, identifier, text])
+            }
+        }
+    }
+
+    // MARK: Coding
+
+    private static func pending(from row: Row) throws -> Pending {
+        let fire: Double? = row["next_fire"]
+        let inside: Bool? = row["inside"]
+        return Pending(
+            request: try decode(RequestRecord.self, row["request"]), nextFire: fire.map(Date.init(timeIntervalSince1970:)),
+            addedAt: Date(timeIntervalSince1970: row["added_at"]), inside: inside
+        )
+    }
+
+    private static func encode(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    private static func decode<Value: Decodable>(_ type: Value.Type, _ text: String) throws -> Value {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        return try decoder.decode(type, from: Data(text.utf8))
+    }
+}

@@ -1,0 +1,137 @@
+package import Foundation
+package import HeraldWire
+
+/// What a presenter shows of one notification, local or remote. One shape for `herald device --json` and for
+/// apps' local notifications, so scripts read both the same way.
+package struct NotificationCard: Sendable, Hashable {
+    /// The apns-id of a remote notification; nil for a local one.
+    package var apnsID: String?
+    /// The request identifier (the collapse id or apns-id for a remote notification).
+    package var identifier: String
+    /// The app's bundle id.
+    package var topic: String
+    package var title: String?
+    package var subtitle: String?
+    package var body: String?
+    package var badge: Int64?
+    package var sound: String?
+    package var categoryIdentifier: String?
+    package var threadIdentifier: String?
+    /// The whole payload (remote) or the content's userInfo (local).
+    package var userInfo: JSONValue
+    package var date: Date
+    /// A line for notifications without alert text, e.g. "(no alert: background push)".
+    package var note: String?
+
+    package init(
+        apnsID: String? = nil, identifier: String, topic: String, title: String? = nil, subtitle: String? = nil,
+        body: String? = nil, badge: Int64? = nil, sound: String? = nil, categoryIdentifier: String? = nil,
+        threadIdentifier: String? = nil, userInfo: JSONValue = .object([:]), date: Date, note: String? = nil
+    ) {
+        self.apnsID = apnsID
+        self.identifier = identifier
+        self.topic = topic
+        self.title = title
+        self.subtitle = subtitle
+        self.body = body
+        self.badge = badge
+        self.sound = sound
+        self.categoryIdentifier = categoryIdentifier
+        self.threadIdentifier = threadIdentifier
+        self.userInfo = userInfo
+        self.date = date
+        self.note = note
+    }
+
+    /// `{"event":"notification","apnsID":…,"identifier":…,"topic":…,"title":…,…,"userInfo":{…}}`
+    package var jsonFields: [String: JSONValue] {
+        let text = { (value: String?) in value.map(JSONValue.string) ?? .null }
+        var fields: [String: JSONValue] = [
+            "event": .string("notification"),
+            "identifier": .string(identifier),
+            "topic": .string(topic),
+            "title": text(title),
+            "subtitle": text(subtitle),
+            "body": text(body),
+            "badge": badge.map(JSONValue.integer) ?? .null,
+            "sound": text(sound),
+            "categoryIdentifier": text(categoryIdentifier),
+            "threadIdentifier": text(threadIdentifier),
+            "userInfo": userInfo,
+        ]
+        if let apnsID { fields["apnsID"] = .string(apnsID) }
+        return fields
+    }
+
+    package var jsonLine: String { String(decoding: JSONValue.object(jsonFields).encoded(), as: UTF8.self) }
+
+    /// A box for people:
+    /// ```
+    /// ┌─ com.example.app · 10:42:07
+    /// │ Title
+    /// │ Body
+    /// └─ badge 3 · sound default · id order-42
+    /// ```
+    package var text: String {
+        let time = date.formatted(date: .omitted, time: .standard)
+        var lines = ["┌─ \(topic) · \(time)"]
+        for line in [title, subtitle, body].compactMap({ $0 }) where !line.isEmpty {
+            lines.append("│ " + line)
+        }
+        if let note { lines.append("│ " + note) }
+        var details: [String] = []
+        if let badge { details.append("badge \(badge)") }
+        if let sound { details.append("sound \(sound)") }
+        if let categoryIdentifier { details.append("category \(categoryIdentifier)") }
+        details.append("id \(identifier)")
+        lines.append("└─ " + details.joined(separator: " · "))
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension NotificationCard {
+    /// A remote notification as the gateway delivered it.
+    package init(_ notification: LinkNotification) {
+        let payload = (try? JSONValue.parse(notification.payload)) ?? .object([:])
+        let content = PayloadContent(payload: payload)
+        self.init(
+            apnsID: APNsID.format(notification.apnsID), identifier: notification.requestIdentifier,
+            topic: notification.bundleID, title: content.title, subtitle: content.subtitle, body: content.body,
+            badge: content.badge, sound: content.sound, categoryIdentifier: content.categoryIdentifier,
+            threadIdentifier: content.threadIdentifier, userInfo: payload,
+            date: Date(timeIntervalSince1970: Double(notification.receivedAt) / 1000),
+            note: content.title == nil && content.body == nil ? "(no alert: \(notification.pushType.rawValue) push)" : nil
+        )
+    }
+
+    /// A local notification of `bundleID`.
+    package init(_ notification: NotificationRecord, bundleID: String) {
+        let content = notification.request.content
+        let nonEmpty = { (text: String) in text.isEmpty ? nil : text }
+        self.init(
+            identifier: notification.request.identifier, topic: bundleID, title: nonEmpty(content.title),
+            subtitle: nonEmpty(content.subtitle), body: nonEmpty(content.body), badge: content.badge.map(Int64.init),
+            sound: content.sound.map { $0.name ?? ($0.isCritical ? "default (critical)" : "default") },
+            categoryIdentifier: nonEmpty(content.categoryIdentifier), threadIdentifier: nonEmpty(content.threadIdentifier),
+            userInfo: .object(content.userInfo.mapValues(\.jsonValue)), date: notification.date
+        )
+    }
+}
+
+extension PropertyListValue {
+    /// JSON for presenters: dates as ISO 8601 strings, data as base64.
+    package var jsonValue: JSONValue {
+        switch self {
+        case .string(let string): .string(string)
+        case .bool(let bool): .bool(bool)
+        case .integer(let int): .integer(int)
+        case .unsignedInteger(let uint): uint <= UInt64(Int64.max) ? .integer(Int64(uint)) : .number(Double(uint))
+        case .double(let double): .number(double)
+        case .date(let date): .string(date.ISO8601Format())
+        case .data(let data): .string(data.base64EncodedString())
+        case .null: .null
+        case .array(let array): .array(array.map(\.jsonValue))
+        case .dictionary(let dictionary): .object(dictionary.mapValues(\.jsonValue))
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import Synchronization
+import Testing
+import UserNotifications
+
+/// The public center over a real engine and store: serial calls, the delegate, the live scheduler.
+@Suite struct CenterTests {
+    final class Handler: NSObject, UNUserNotificationCenterDelegate {
+        let seen = Mutex<[String]>([])
+        func userNotificationCenter(
+            _ center: UNUserNotificationCenter, willPresent notification: UNNotification,
+            withCompletionHandler completionHandler: @escaping (UNNotificationPresentationOptions) -> Void
+        ) {
+            seen.withLock { $0.append(notification.request.identifier) }
+            completionHandler([.banner, .list])
+        }
+    }
+
+    private func center(_ harness: EngineHarness) -> UNUserNotificationCenter {
+        let center = UNUserNotificationCenter(runtime: CenterRuntime(bundleID: EngineHarness.app, engine: .success(harness.engine)))
+        center.start()
+        return center
+    }
+
+    private func content(_ title: String) -> UNMutableNotificationContent {
+        let content = UNMutableNotificationContent()
+        content.title = title
+        return content
+    }
+
+    @Test func theDelegateDecidesAndTheSchedulerFiresOnTime() async throws {
+        let harness = try EngineHarness()
+        let center = center(harness)
+        let handler = Handler()
+        center.delegate = handler
+        #expect(try await center.requestAuthorization(options: [.alert, .sound]))
+        #expect(await center.notificationSettings().authorizationStatus == .authorized)
+
+        try await center.add(UNNotificationRequest(identifier: "now", content: content("Now"), trigger: nil))
+        try await center.add(UNNotificationRequest(
+            identifier: "soon", content: content("Soon"), trigger: UNTimeIntervalNotificationTrigger(timeInterval: 0.3, repeats: false)
+        ))
+        #expect(await center.pendingNotificationRequests().map(\.identifier) == ["soon"])
+        let deadline = ContinuousClock.now + .seconds(10)
+        while handler.seen.withLock({ $0.count }) < 2, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(handler.seen.withLock { $0 } == ["now", "soon"])
+        #expect(await center.deliveredNotifications().map(\.request.identifier) == ["soon", "now"])
+        #expect(await center.pendingNotificationRequests().isEmpty)
+        #expect(harness.presenter.shown.map(\.title) == ["Now", "Soon"])
+    }
+
+    @Test func completionHandlerCallsRunInOrder() async throws {
+        let harness = try EngineHarness()
+        let center = center(harness)
+        _ = try await center.requestAuthorization(options: [.alert])
+        let trigger = UNTimeIntervalNotificationTrigger(timeInterval: 3600, repeats: false)
+        center.add(UNNotificationRequest(identifier: "one", content: content("1"), trigger: trigger), withCompletionHandler: nil)
+        center.removePendingNotificationRequests(withIdentifiers: ["one"])
+        center.add(UNNotificationRequest(identifier: "two", content: content("2"), trigger: trigger), withCompletionHandler: nil)
+        let pending = await withCheckedContinuation { continuation in
+            center.getPendingNotificationRequests { continuation.resume(returning: $0.map(\.identifier)) }
+        }
+        #expect(pending == ["two"])
+    }
+
+    @Test func withoutADelegateNothingIsPresentedWhileTheAppRuns() async throws {
+        let harness = try EngineHarness()
+        let center = center(harness)
+        _ = try await center.requestAuthorization(options: [.alert])
+        try await center.add(UNNotificationRequest(identifier: "quiet", content: content("Quiet"), trigger: nil))
+        #expect(await center.deliveredNotifications().isEmpty)
+        #expect(harness.presenter.shown.isEmpty)
+    }
+
+    @Test func userInfoThatIsNotAPropertyListIsRefused() async throws {
+        let harness = try EngineHarness()
+        let center = center(harness)
+        let odd = content("Odd")
+        odd.userInfo = ["when": NSObject()]
+        #expect(await unError {
+            try await center.add(UNNotificationRequest(identifier: "odd", content: odd, trigger: nil))
+        } == .contentProvidingInvalid)
+    }
+}
