@@ -104,6 +104,7 @@ let package = Package(
                 "HeraldGateway",
                 "HeraldClient",
                 "UserNotifications",
+                "CoreLocation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -173,8 +174,20 @@ let package = Package(
     ]
 )
 
-// The Swift 5 test target compiles app code as iOS apps write it, without this package's upcoming features.
-for target in package.targets where target.name != "UserNotificationsTestsSwift5" {
+// Examples/: the seed articles' samples as programs, compiled as iOS app code is (Swift 5 language mode).
+for (name, folder) in [
+    ("TimeIntervalExample", "TimeInterval"), ("CalendarExample", "Calendar"), ("ManagementExample", "Management"),
+    ("TextInputCategoryExample", "TextInputCategory"), ("MediaAttachmentExample", "MediaAttachment"),
+    ("NotificationServiceExample", "NotificationService"),
+] {
+    package.targets.append(.executableTarget(
+        name: name, dependencies: ["UserNotifications"], path: "Examples/\(folder)", swiftSettings: [.swiftLanguageMode(.v5)]
+    ))
+}
+
+// App code (the Swift 5 test target and the examples) is compiled as iOS apps write it, without this
+// package's upcoming features.
+for target in package.targets where target.name != "UserNotificationsTestsSwift5" && !target.name.hasSuffix("Example") {
     var settings = target.swiftSettings ?? []
     settings.append(contentsOf: [
         .enableUpcomingFeature("ExistentialAny"),

@@ -11,7 +11,7 @@ import UserNotifications
 struct Device: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Be a device: register apps with a gateway and receive their notifications.",
-        subcommands: [Run.self, Unregister.self],
+        subcommands: [Run.self, Unregister.self, DeviceSettings.self, DeviceLocation.self],
         defaultSubcommand: Run.self
     )
 

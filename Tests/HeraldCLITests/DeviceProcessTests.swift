@@ -84,3 +84,34 @@ import Testing
         #expect(badURL.error.contains("https://"))
     }
 }
+
+/// `herald device settings` and `herald device location`, as the Settings app and a location source.
+@Suite struct DeviceSettingsProcessTests {
+    @Test func settingsAllowDenyAndToggle() async throws {
+        let data = CommandRunTests.temporaryDirectory()
+        let shown = try await CommandRunTests.run(["device", "settings", "--app", "com.example.app", "--data-dir", data, "--json"])
+        #expect(shown.status == 0, "\(shown.error)")
+        #expect(shown.output.contains(#""authorizationStatus":"not determined""#))
+
+        let toggleFirst = try await CommandRunTests.run(["device", "settings", "--app", "com.example.app", "--sound", "off", "--data-dir", data])
+        #expect(toggleFirst.status != 0)
+        #expect(toggleFirst.error.contains("--allow"))
+
+        let allowed = try await CommandRunTests.run(["device", "settings", "--app", "com.example.app", "--allow", "--sound", "off", "--data-dir", data, "--json"])
+        #expect(allowed.output.contains(#""authorizationStatus":"authorized""#) && allowed.output.contains(#""sound":"off""#))
+        #expect(allowed.output.contains(#""alert":"on""#))
+
+        let denied = try await CommandRunTests.run(["device", "settings", "--app", "com.example.app", "--deny", "--data-dir", data])
+        #expect(denied.output.contains("com.example.app: denied"))
+    }
+
+    @Test func locationIsValidatedAndWritten() async throws {
+        let data = CommandRunTests.temporaryDirectory()
+        let bad = try await CommandRunTests.run(["device", "location", "--data-dir", data, "--", "123", "13.4"])
+        #expect(bad.status != 0 && bad.error.contains("latitude -90…90"))
+        let set = try await CommandRunTests.run(["device", "location", "--data-dir", data, "52.52", "13.405"])
+        #expect(set.status == 0)
+        let written = try String(contentsOfFile: data + "/location.json", encoding: .utf8)
+        #expect(written.contains("52.52") && written.contains("13.405"))
+    }
+}

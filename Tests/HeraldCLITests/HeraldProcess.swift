@@ -4,11 +4,14 @@ import Foundation
 /// `Task.sleep`: a test that blocked a thread of Swift's cooperative pool on a pipe could starve the
 /// in-process gateway its child is talking to, and with two cores two such tests deadlock the run.
 final class HeraldProcess: Sendable {
-    static let binary: URL = {
+    static let binary = built("herald")
+
+    /// A product of this package in `.build/debug`.
+    static func built(_ name: String) -> URL {
         var url = URL(fileURLWithPath: #filePath)
         for _ in 0..<3 { url.deleteLastPathComponent() }
-        return url.appendingPathComponent(".build/debug/herald")
-    }()
+        return url.appendingPathComponent(".build/debug/\(name)")
+    }
 
     let process: Process
     private let outputPath: String
@@ -20,16 +23,20 @@ final class HeraldProcess: Sendable {
         self.errorPath = errorPath
     }
 
-    /// Starts `herald ARGUMENTS`, writing `input` (if any) to its standard input and closing it.
-    static func start(_ arguments: [String], input: String? = nil) throws -> HeraldProcess {
+    /// Starts `herald ARGUMENTS` (or another `executable`), writing `input` (if any) to its standard input and
+    /// closing it; `environment` is added to this process's.
+    static func start(
+        _ arguments: [String], input: String? = nil, executable: URL = binary, environment: [String: String] = [:]
+    ) throws -> HeraldProcess {
         let base = NSTemporaryDirectory() + "herald-process-\(UUID().uuidString)"
         let outputPath = base + ".out", errorPath = base + ".err"
         for path in [outputPath, errorPath] {
             guard FileManager.default.createFile(atPath: path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
         }
         let process = Process()
-        process.executableURL = binary
+        process.executableURL = executable
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
         let stdin = Pipe()

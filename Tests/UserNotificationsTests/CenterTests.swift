@@ -1,3 +1,4 @@
+import CoreLocation
 import Foundation
 import Synchronization
 import Testing
@@ -82,5 +83,25 @@ import UserNotifications
         #expect(await unError {
             try await center.add(UNNotificationRequest(identifier: "odd", content: odd, trigger: nil))
         } == .contentProvidingInvalid)
+    }
+
+    @Test func locationTriggersFollowTheSimulatedLocation() async throws {
+        let harness = try EngineHarness()
+        let location = SimulatedLocation(dataDirectory: harness.directory.url)
+        let center = UNUserNotificationCenter(runtime: CenterRuntime(bundleID: EngineHarness.app, engine: .success(harness.engine), location: location))
+        center.start()
+        let handler = Handler()
+        center.delegate = handler
+        _ = try await center.requestAuthorization(options: [.alert])
+        let office = CLCircularRegion(center: CLLocationCoordinate2D(latitude: 52.52, longitude: 13.405), radius: 100, identifier: "office")
+        office.notifyOnExit = false
+        try await center.add(UNNotificationRequest(identifier: "arrived", content: content("Welcome"), trigger: UNLocationNotificationTrigger(region: office, repeats: false)))
+        try location.set(CLLocationCoordinate2D(latitude: 48.85, longitude: 2.35))
+        try await Task.sleep(for: .milliseconds(1500))
+        #expect(handler.seen.withLock { $0 }.isEmpty)
+        try location.set(CLLocationCoordinate2D(latitude: 52.5201, longitude: 13.4051))
+        let deadline = ContinuousClock.now + .seconds(10)
+        while handler.seen.withLock({ $0 }).isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(handler.seen.withLock { $0 } == ["arrived"])
     }
 }

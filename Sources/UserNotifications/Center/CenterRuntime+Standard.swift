@@ -26,6 +26,8 @@ extension CenterRuntime {
             FileHandle.standardError.write(Data("UserNotifications: \(message)\n".utf8))
             engine = .failure(UNError(.notificationsNotAllowed, message, underlying: error))
         }
-        return CenterRuntime(bundleID: identity.bundleIdentifier, engine: engine)
+        return CenterRuntime(
+            bundleID: identity.bundleIdentifier, engine: engine, location: SimulatedLocation(dataDirectory: identity.dataDirectory)
+        )
     }
 }

@@ -8,6 +8,7 @@ package final class CenterRuntime: Sendable {
 
     package let bundleID: String
     private let engine: Result<LocalEngine, UNError>
+    private let location: SimulatedLocation?
     private let jobs: AsyncStream<Job>.Continuation
     private let queue: AsyncStream<Job>
     private let state = Mutex(State())
@@ -18,10 +19,13 @@ package final class CenterRuntime: Sendable {
         var woken = false
     }
 
-    /// - Parameter engine: The engine, or why there is none (every call then fails with that error).
-    package init(bundleID: String, engine: Result<LocalEngine, UNError>) {
+    /// - Parameters:
+    ///   - engine: The engine, or why there is none (every call then fails with that error).
+    ///   - location: Where location triggers learn the machine's location (checked every second).
+    package init(bundleID: String, engine: Result<LocalEngine, UNError>, location: SimulatedLocation? = nil) {
         self.bundleID = bundleID
         self.engine = engine
+        self.location = location
         (queue, jobs) = AsyncStream.makeStream(of: Job.self)
     }
 
@@ -35,6 +39,11 @@ package final class CenterRuntime: Sendable {
         guard case .success(let engine) = engine else { return }
         Task.detached { [self] in
             await schedule(engine, present: present)
+        }
+        if let location {
+            Task.detached { [self] in
+                await follow(location, engine, present: present)
+            }
         }
     }
 
@@ -85,6 +94,25 @@ package final class CenterRuntime: Sendable {
             return state.sleeper
         }
         sleeper?.cancel()
+    }
+
+    /// Feeds each new location to the engine; location requests that were entered or left fire.
+    private func follow(
+        _ location: SimulatedLocation, _ engine: LocalEngine,
+        present: @escaping @Sendable (LocalEngine.Fired) async -> UNNotificationPresentationOptions
+    ) async {
+        var lastSet: Date?
+        while !Task.isCancelled {
+            if let (coordinate, setAt) = location.current(), setAt != lastSet {
+                lastSet = setAt
+                let fired = (try? await perform { engine throws(UNError) in try await engine.updateLocation(coordinate, now: Date()) }) ?? []
+                for item in fired {
+                    let options = await present(item)
+                    try? await perform { engine throws(UNError) in try await engine.complete(item, options: options) }
+                }
+            }
+            try? await Task.sleep(for: .seconds(1))
+        }
     }
 
     private func schedule(_ engine: LocalEngine, present: @escaping @Sendable (LocalEngine.Fired) async -> UNNotificationPresentationOptions) async {

@@ -1,0 +1,144 @@
+import ArgumentParser
+import CoreLocation
+import Foundation
+import HeraldWire
+import UserNotifications
+
+/// `herald device settings`: what the Settings app does for an app's notifications.
+struct DeviceSettings: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "settings",
+        abstract: "Show or change an app's notification settings, as the Settings app does."
+    )
+
+    enum Switch: String, ExpressibleByArgument, CaseIterable { case on, off }
+
+    @Option(help: "The app's bundle id.")
+    var app: String
+
+    @Flag(exclusivity: .exclusive, help: "Allow or deny the app's notifications.")
+    var decision: Decision?
+
+    enum Decision: String, EnumerableFlag { case allow, deny }
+
+    @Option(help: "Alerts (banners and the notification list): on or off.")
+    var alert: Switch?
+
+    @Option(help: "Sounds: on or off.")
+    var sound: Switch?
+
+    @Option(help: "Badges: on or off.")
+    var badge: Switch?
+
+    @Option(name: .customLong("data-dir"), help: "Where apps keep their notification state (default: $HERALD_DATA_DIR, else $XDG_DATA_HOME/herald).")
+    var dataDirectory: String = AppIdentity.dataDirectory().path
+
+    @Flag(help: "Print the settings as JSON.")
+    var json = false
+
+    func run() async throws {
+        let identity = AppIdentity(bundleIdentifier: app, dataDirectory: URL(fileURLWithPath: dataDirectory))
+        let store: NotificationStore
+        do {
+            store = try NotificationStore(path: identity.storePath)
+        } catch {
+            throw ValidationError("cannot open \(identity.storePath): \(error)")
+        }
+        if let aside = store.movedAside {
+            FileHandle.standardError.write(Data("herald: \(identity.storePath) was unreadable; moved to \(aside)\n".utf8))
+        }
+        var settings = try store.settings(of: app) ?? SettingsRecord()
+        let changing = decision != nil || alert != nil || sound != nil || badge != nil
+        if changing {
+            switch decision {
+            case .allow?:
+                if !settings.allowsDelivery { settings = .answered(true, options: [.alert, .sound, .badge]) }
+            case .deny?:
+                settings = .answered(false, options: [])
+            case nil:
+                guard settings.allowsDelivery else {
+                    throw ValidationError("\(app) is \(settings.authorizationStatus.name); allow it first: herald device settings --app \(app) --allow")
+                }
+            }
+            if let alert {
+                settings.alertSetting = alert == .on ? .enabled : .disabled
+                settings.notificationCenterSetting = settings.alertSetting
+                settings.lockScreenSetting = settings.alertSetting
+                settings.alertStyle = alert == .on ? .banner : .none
+            }
+            if let sound { settings.soundSetting = sound == .on ? .enabled : .disabled }
+            if let badge { settings.badgeSetting = badge == .on ? .enabled : .disabled }
+            try store.setSettings(settings, of: app)
+        }
+        if json {
+            let fields: [String: JSONValue] = [
+                "app": .string(app), "authorizationStatus": .string(settings.authorizationStatus.name),
+                "alert": .string(settings.alertSetting.name), "sound": .string(settings.soundSetting.name),
+                "badge": .string(settings.badgeSetting.name), "badgeCount": .integer(Int64(try store.badge(of: app))),
+            ]
+            printNow(String(decoding: JSONValue.object(fields).encoded(), as: UTF8.self))
+        } else {
+            printNow("""
+                \(app): \(settings.authorizationStatus.name)
+                  alerts \(settings.alertSetting.name) · sounds \(settings.soundSetting.name) · badges \(settings.badgeSetting.name) · badge \(try store.badge(of: app))
+                """)
+        }
+    }
+}
+
+/// `herald device location LAT LON`: where this machine is, for location triggers.
+struct DeviceLocation: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "location",
+        abstract: "Set this machine's location; apps' location triggers fire on entering or leaving their regions."
+    )
+
+    @Argument(help: "Latitude in degrees (-90…90).")
+    var latitude: Double
+
+    @Argument(help: "Longitude in degrees (-180…180).")
+    var longitude: Double
+
+    @Option(name: .customLong("data-dir"), help: "Where apps keep their notification state (default: $HERALD_DATA_DIR, else $XDG_DATA_HOME/herald).")
+    var dataDirectory: String = AppIdentity.dataDirectory().path
+
+    func validate() throws {
+        guard (-90...90).contains(latitude), (-180...180).contains(longitude) else {
+            throw ValidationError("a location is latitude -90…90 and longitude -180…180, e.g. herald device location 52.52 13.405")
+        }
+    }
+
+    func run() async throws {
+        let location = SimulatedLocation(dataDirectory: URL(fileURLWithPath: dataDirectory))
+        do {
+            try location.set(CLLocationCoordinate2D(latitude: latitude, longitude: longitude))
+        } catch {
+            throw ValidationError("cannot write \(location.path.path): \(error.localizedDescription)")
+        }
+        printNow("location \(latitude), \(longitude)")
+    }
+}
+
+extension UNAuthorizationStatus {
+    var name: String {
+        switch self {
+        case .notDetermined: "not determined"
+        case .denied: "denied"
+        case .authorized: "authorized"
+        case .provisional: "provisional"
+        case .ephemeral: "ephemeral"
+        @unknown default: "unknown (\(rawValue))"
+        }
+    }
+}
+
+extension UNNotificationSetting {
+    var name: String {
+        switch self {
+        case .notSupported: "not supported"
+        case .disabled: "off"
+        case .enabled: "on"
+        @unknown default: "unknown (\(rawValue))"
+        }
+    }
+}
