@@ -106,22 +106,30 @@ package final class CenterRuntime: Sendable {
             if let (coordinate, setAt) = location.current(), setAt != lastSet {
                 lastSet = setAt
                 let fired = (try? await perform { engine throws(UNError) in try await engine.updateLocation(coordinate, now: Date()) }) ?? []
-                for item in fired {
-                    let options = await present(item)
-                    try? await perform { engine throws(UNError) in try await engine.complete(item, options: options) }
-                }
+                await deliver(fired, engine, present: present)
             }
             try? await Task.sleep(for: .seconds(1))
+        }
+    }
+
+    /// Asks how to present each fired notification, then completes them all in one job.
+    private func deliver(
+        _ fired: [LocalEngine.Fired], _ engine: LocalEngine,
+        present: @escaping @Sendable (LocalEngine.Fired) async -> UNNotificationPresentationOptions
+    ) async {
+        guard !fired.isEmpty else { return }
+        var decided: [(LocalEngine.Fired, UNNotificationPresentationOptions)] = []
+        for item in fired { decided.append((item, await present(item))) }
+        let batch = decided
+        try? await perform { engine throws(UNError) in
+            for (item, options) in batch { try await engine.complete(item, options: options) }
         }
     }
 
     private func schedule(_ engine: LocalEngine, present: @escaping @Sendable (LocalEngine.Fired) async -> UNNotificationPresentationOptions) async {
         while !Task.isCancelled {
             let fired = (try? await perform { engine throws(UNError) in try await engine.tick(now: Date()) }) ?? []
-            for item in fired {
-                let options = await present(item)
-                try? await perform { engine throws(UNError) in try await engine.complete(item, options: options) }
-            }
+            await deliver(fired, engine, present: present)
             let next = (try? await perform { engine throws(UNError) in try await engine.nextFireDate() }) ?? nil
             // Wake at the next fire date, and at least every minute in case the wall clock was changed.
             let delay = min(max(next?.timeIntervalSinceNow ?? 60, 0), 60)

@@ -93,33 +93,30 @@ package actor LocalEngine {
         }
         let files = attachments(bundleID)
         request.content.attachments = try files.take(content.attachments)
-
-        var pending = try storing { try store.pending(of: bundleID) }
-        if let replaced = pending.first(where: { $0.request.identifier == request.identifier }) {
+        if let replaced = try storing({ try store.pendingRequest(of: bundleID, identifier: request.identifier) }) {
             releaseAttachments(of: replaced.request, keeping: request, in: files)
-            pending.removeAll { $0.request.identifier == request.identifier }
         }
         guard let trigger = request.trigger else {
-            try storing { try store.replacePending(of: bundleID, with: pending) }
+            try storing { try store.removePending(of: bundleID, identifiers: [request.identifier]) }
             return Fired(bundleID: bundleID, notification: NotificationRecord(date: now, request: request), lateness: 0)
         }
         let nextFire = trigger.trigger.nextFireDate(after: now, scheduledAt: now, calendar: calendar)
         if nextFire == nil, !isLocation(trigger) {
             // A one-shot date in the past is accepted and never fires, as on iOS.
             files.release(request.content.attachments)
-            try storing { try store.replacePending(of: bundleID, with: pending) }
+            try storing { try store.removePending(of: bundleID, identifiers: [request.identifier]) }
             return nil
         }
-        pending.append(NotificationStore.Pending(request: request, nextFire: nextFire, addedAt: now))
-        try keepWithinLimit(&pending, in: files)
-        try storing { try store.replacePending(of: bundleID, with: pending) }
+        try storing { try store.savePending(NotificationStore.Pending(request: request, nextFire: nextFire, addedAt: now), of: bundleID) }
+        try keepWithinLimit(bundleID, in: files)
         return nil
     }
 
     /// Keeps the soonest-firing ``pendingLimit`` requests; location requests (no date) count after dated ones.
-    private func keepWithinLimit(_ pending: inout [NotificationStore.Pending], in files: AttachmentStore) throws(UNError) {
-        guard pending.count > Self.pendingLimit else { return }
-        pending.sort { a, b in
+    private func keepWithinLimit(_ bundleID: String, in files: AttachmentStore) throws(UNError) {
+        var schedule = try storing { try store.pendingSchedule(of: bundleID) }
+        guard schedule.count > Self.pendingLimit else { return }
+        schedule.sort { a, b in
             switch (a.nextFire, b.nextFire) {
             case let (x?, y?): x == y ? a.addedAt < b.addedAt : x < y
             case (_?, nil): true
@@ -127,8 +124,9 @@ package actor LocalEngine {
             case (nil, nil): a.addedAt < b.addedAt
             }
         }
-        for dropped in pending[Self.pendingLimit...] { files.release(dropped.request.content.attachments) }
-        pending.removeLast(pending.count - Self.pendingLimit)
+        let excess = schedule[Self.pendingLimit...].map(\.identifier)
+        let dropped = try storing { try store.removePending(of: bundleID, identifiers: excess) }
+        for item in dropped { files.release(item.request.content.attachments) }
     }
 
     package func pending(of bundleID: String) throws(UNError) -> [RequestRecord] {
@@ -136,13 +134,8 @@ package actor LocalEngine {
     }
 
     package func removePending(of bundleID: String, identifiers: [String]?) throws(UNError) {
-        let pending = try storing { try store.pending(of: bundleID) }
+        let gone = try storing { try store.removePending(of: bundleID, identifiers: identifiers) }
         let files = attachments(bundleID)
-        let (gone, kept) = (
-            pending.filter { identifiers?.contains($0.request.identifier) ?? true },
-            pending.filter { !(identifiers?.contains($0.request.identifier) ?? true) }
-        )
-        try storing { try store.replacePending(of: bundleID, with: kept) }
         for item in gone { files.release(item.request.content.attachments) }
     }
 
@@ -157,46 +150,42 @@ package actor LocalEngine {
     /// after `now` (missed occurrences fire once). Missed one-shot triggers (the machine was off) fire here.
     package func tick(now: Date) throws(UNError) -> [Fired] {
         let due = try storing { try store.due(at: now) }
-        guard !due.isEmpty else { return [] }
         var fired: [Fired] = []
-        for bundleID in Set(due.map(\.bundleID)).sorted() {
-            var pending = try storing { try store.pending(of: bundleID) }
-            for index in pending.indices.reversed() {
-                guard let fireDate = pending[index].nextFire, fireDate <= now, let trigger = pending[index].request.trigger else { continue }
-                let request = pending[index].request
-                fired.append(Fired(
-                    bundleID: bundleID, notification: NotificationRecord(date: now, request: request),
-                    lateness: now.timeIntervalSince(fireDate)
-                ))
-                if trigger.trigger.repeats, let next = trigger.trigger.nextFireDate(after: now, scheduledAt: pending[index].addedAt, calendar: calendar) {
-                    pending[index].nextFire = next
-                } else {
-                    pending.remove(at: index)
-                }
+        var removals: [(bundleID: String, identifier: String)] = []
+        var updates: [(bundleID: String, identifier: String, nextFire: Date)] = []
+        for (bundleID, item) in due {
+            guard let fireDate = item.nextFire, let trigger = item.request.trigger?.trigger else { continue }
+            fired.append(Fired(
+                bundleID: bundleID, notification: NotificationRecord(date: now, request: item.request),
+                lateness: now.timeIntervalSince(fireDate)
+            ))
+            let identifier = item.request.identifier
+            if trigger.repeats, let next = trigger.nextFireDate(after: now, scheduledAt: item.addedAt, calendar: calendar) {
+                updates.append((bundleID, identifier, next))
+            } else {
+                removals.append((bundleID, identifier))
             }
-            try storing { try store.replacePending(of: bundleID, with: pending) }
         }
-        return fired.sorted { $0.notification.date == $1.notification.date ? $0.lateness > $1.lateness : $0.notification.date < $1.notification.date }
+        if !due.isEmpty { try storing { try store.fired(removing: removals, rescheduling: updates) } }
+        return fired
     }
 
     /// A new location: location requests whose region was entered (notifyOnEntry) or left (notifyOnExit) fire.
     package func updateLocation(_ coordinate: CLLocationCoordinate2D, now: Date) throws(UNError) -> [Fired] {
         var fired: [Fired] = []
-        let bundleIDs = Set(try storing { try store.locationRequests() }.map(\.bundleID))
-        for bundleID in bundleIDs.sorted() {
-            var pending = try storing { try store.pending(of: bundleID) }
-            for index in pending.indices.reversed() {
-                guard case .location(let regionRecord, let repeats)? = pending[index].request.trigger else { continue }
-                let region = regionRecord.region
-                guard let circle = region as? CLCircularRegion else { continue }
-                let inside = circle.contains(coordinate)
-                let was = pending[index].inside
-                pending[index].inside = inside
-                guard let was, was != inside, inside ? region.notifyOnEntry : region.notifyOnExit else { continue }
-                fired.append(Fired(bundleID: bundleID, notification: NotificationRecord(date: now, request: pending[index].request), lateness: 0))
-                if !repeats { pending.remove(at: index) }
+        for (bundleID, item) in try storing({ try store.locationRequests() }) {
+            guard case .location(let regionRecord, let repeats)? = item.request.trigger,
+                  let region = regionRecord.region as? CLCircularRegion else { continue }
+            let inside = region.contains(coordinate)
+            let identifier = item.request.identifier
+            if let was = item.inside, was != inside, inside ? region.notifyOnEntry : region.notifyOnExit {
+                fired.append(Fired(bundleID: bundleID, notification: NotificationRecord(date: now, request: item.request), lateness: 0))
+                if !repeats {
+                    try storing { try store.removePending(of: bundleID, identifiers: [identifier]) }
+                    continue
+                }
             }
-            try storing { try store.replacePending(of: bundleID, with: pending) }
+            try storing { try store.updatePending(of: bundleID, identifier: identifier, nextFire: nil, inside: inside) }
         }
         return fired
     }
@@ -214,8 +203,7 @@ package actor LocalEngine {
         }
         let listed = !options.isDisjoint(with: [.list, .alert]) && settings.notificationCenterSetting != .disabled
         let shown = !options.isDisjoint(with: [.banner, .alert]) && settings.alertSetting != .disabled
-        let delivered = try storing { try store.delivered(of: fired.bundleID) }
-        if let replaced = delivered.first(where: { $0.request.identifier == request.identifier }), listed {
+        if listed, let replaced = try storing({ try store.deliveredNotification(of: fired.bundleID, identifier: request.identifier) }) {
             releaseAttachments(of: replaced.request, keeping: request, in: files)
         }
         if listed {
@@ -271,6 +259,7 @@ package actor LocalEngine {
     }
 
     /// Store failures become UNError, the only error the API throws.
+    @discardableResult
     private func storing<Value>(_ body: () throws -> Value) throws(UNError) -> Value {
         do {
             return try body()

@@ -29,6 +29,8 @@ package final class NotificationStore: Sendable {
     private static func open(_ path: String) throws -> DatabaseQueue {
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
+        // WAL with synchronous = NORMAL: a power cut may lose the last changes, never the file.
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
         let database = try DatabaseQueue(path: path, configuration: configuration)
         try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
         var migrator = DatabaseMigrator()
@@ -153,20 +155,70 @@ package final class NotificationStore: Sendable {
         }
     }
 
-    /// Replaces the app's pending requests with `pending` (one transaction).
-    package func replacePending(of bundleID: String, with pending: [Pending]) throws {
-        let rows = try pending.map { ($0, try Self.encode($0.request)) }
+    /// One pending request.
+    package func pendingRequest(of bundleID: String, identifier: String) throws -> Pending? {
+        try database.read { db in
+            try Row.fetchOne(db, sql: """
+                SELECT request, next_fire, added_at, inside FROM pending WHERE bundle_id = ? AND identifier = ?
+                """, arguments: [bundleID, identifier]).map(Self.pending(from:))
+        }
+    }
+
+    /// Adds or replaces (same identifier) one pending request.
+    package func savePending(_ item: Pending, of bundleID: String) throws {
+        let text = try Self.encode(item.request)
         try database.write { db in
-            try db.execute(sql: "DELETE FROM pending WHERE bundle_id = ?", arguments: [bundleID])
-            for (item, text) in rows {
-                try db.execute(sql: """
-                    INSERT INTO pending (bundle_id, identifier, request, next_fire, added_at, is_location, inside)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """, arguments: [
-                        bundleID, item.request.identifier, text, item.nextFire?.timeIntervalSince1970,
-                        item.addedAt.timeIntervalSince1970, item.isLocation, item.inside,
-                    ])
+            try db.execute(sql: """
+                INSERT OR REPLACE INTO pending (bundle_id, identifier, request, next_fire, added_at, is_location, inside)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [
+                    bundleID, item.request.identifier, text, item.nextFire?.timeIntervalSince1970,
+                    item.addedAt.timeIntervalSince1970, item.isLocation, item.inside,
+                ])
+        }
+    }
+
+    /// When each of the app's pending requests fires, without decoding them: for the 64 limit.
+    package func pendingSchedule(of bundleID: String) throws -> [(identifier: String, nextFire: Date?, addedAt: Date)] {
+        try database.read { db in
+            try Row.fetchAll(db, sql: "SELECT identifier, next_fire, added_at FROM pending WHERE bundle_id = ?", arguments: [bundleID]).map { row in
+                let fire: Double? = row["next_fire"]
+                return (row["identifier"], fire.map(Date.init(timeIntervalSince1970:)), Date(timeIntervalSince1970: row["added_at"]))
             }
+        }
+    }
+
+    /// Sets when a pending request fires next, and (location) whether the device is inside its region.
+    package func updatePending(of bundleID: String, identifier: String, nextFire: Date?, inside: Bool?) throws {
+        try database.write { db in
+            try db.execute(sql: "UPDATE pending SET next_fire = ?, inside = ? WHERE bundle_id = ? AND identifier = ?",
+                           arguments: [nextFire?.timeIntervalSince1970, inside, bundleID, identifier])
+        }
+    }
+
+    /// What firing does to pending requests, in one transaction: one-shot ones leave, repeating ones get their
+    /// next fire date.
+    package func fired(removing removals: [(bundleID: String, identifier: String)], rescheduling updates: [(bundleID: String, identifier: String, nextFire: Date)]) throws {
+        try database.write { db in
+            let remove = try db.cachedStatement(sql: "DELETE FROM pending WHERE bundle_id = ? AND identifier = ?")
+            for (bundleID, identifier) in removals { try remove.execute(arguments: [bundleID, identifier]) }
+            let update = try db.cachedStatement(sql: "UPDATE pending SET next_fire = ? WHERE bundle_id = ? AND identifier = ?")
+            for (bundleID, identifier, nextFire) in updates {
+                try update.execute(arguments: [nextFire.timeIntervalSince1970, bundleID, identifier])
+            }
+        }
+    }
+
+    /// Removes pending requests (all of the app's when `identifiers` is nil); returns what was removed.
+    @discardableResult
+    package func removePending(of bundleID: String, identifiers: [String]?) throws -> [Pending] {
+        try database.write { db in
+            let filter = identifiers.map { "AND identifier IN (\(databaseQuestionMarks(count: $0.count)))" } ?? ""
+            let arguments = StatementArguments([bundleID] + (identifiers ?? []))
+            let removed = try Row.fetchAll(db, sql: "SELECT request, next_fire, added_at, inside FROM pending WHERE bundle_id = ? \(filter)",
+                                           arguments: arguments).map(Self.pending(from:))
+            try db.execute(sql: "DELETE FROM pending WHERE bundle_id = ? \(filter)", arguments: arguments)
+            return removed
         }
     }
 
@@ -178,6 +230,14 @@ package final class NotificationStore: Sendable {
             try String.fetchAll(db, sql: """
                 SELECT notification FROM delivered WHERE bundle_id = ? ORDER BY delivered_at DESC, rowid DESC
                 """, arguments: [bundleID]).map { try Self.decode(NotificationRecord.self, $0) }
+        }
+    }
+
+    /// One delivered notification.
+    package func deliveredNotification(of bundleID: String, identifier: String) throws -> NotificationRecord? {
+        try database.read { db in
+            try String.fetchOne(db, sql: "SELECT notification FROM delivered WHERE bundle_id = ? AND identifier = ?",
+                                arguments: [bundleID, identifier]).map { try Self.decode(NotificationRecord.self, $0) }
         }
     }
 
