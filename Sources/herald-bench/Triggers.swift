@@ -31,7 +31,7 @@ struct Triggers: AsyncParsableCommand {
 
         // Fire times: whole seconds from `firstFire`, spread over `spread` seconds, one calendar trigger each.
         let scheduleStart = ContinuousClock.now
-        let firstFire = (Date().timeIntervalSince1970 + Double(apps * perApp) / 4000 + 5).rounded(.up)
+        let firstFire = (Date().timeIntervalSince1970 + Double(apps * perApp) / 1000 + 10).rounded(.up)
         var fireDates: [Date] = []
         for (appIndex, bundleID) in bundleIDs.enumerated() {
             for index in 0..<perApp {

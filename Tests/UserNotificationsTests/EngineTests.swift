@@ -74,6 +74,19 @@ import UserNotifications
         #expect(try await harness.engine.nextFireDate() == next.addingTimeInterval(24 * 3600))
     }
 
+    @Test func floatingCalendarRequestsMoveWithTheSystemTimeZone() async throws {
+        let harness = try EngineHarness()
+        try await harness.authorize()
+        _ = try await harness.add("morning", trigger: UNCalendarNotificationTrigger(dateMatching: DateComponents(hour: 8, minute: 30), repeats: true))
+        var tokyo = Calendar(identifier: .gregorian)
+        tokyo.timeZone = TimeZone(identifier: "Asia/Tokyo")!
+        try await harness.engine.reschedule(now: start, calendar: tokyo)
+        let next = try #require(try await harness.engine.nextFireDate())
+        let local = tokyo.dateComponents([.hour, .minute], from: next)
+        #expect(local.hour == 8 && local.minute == 30)
+        #expect(next > start && next.timeIntervalSince(start) <= 24 * 3600)
+    }
+
     @Test func stateSurvivesARestartAndMissedOneShotTriggersFireOnStart() async throws {
         let harness = try EngineHarness()
         try await harness.authorize()

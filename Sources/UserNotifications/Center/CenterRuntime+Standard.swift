@@ -5,7 +5,7 @@ extension CenterRuntime {
     /// prompt and presenter. A store that cannot be opened leaves every call failing with `notificationsNotAllowed`.
     package static func standard(environment: [String: String] = ProcessInfo.processInfo.environment) -> CenterRuntime {
         let identity = AppIdentity.current(environment: environment)
-        let engine: Result<LocalEngine, UNError>
+        let engine: Result<any NotificationEngine, UNError>
         do {
             let store = try NotificationStore(path: identity.storePath)
             if let aside = store.movedAside {

@@ -7,7 +7,7 @@ package final class CenterRuntime: Sendable {
     package typealias Job = @Sendable () async -> Void
 
     package let bundleID: String
-    private let engine: Result<LocalEngine, UNError>
+    private let engine: Result<any NotificationEngine, UNError>
     private let location: SimulatedLocation?
     private let jobs: AsyncStream<Job>.Continuation
     private let queue: AsyncStream<Job>
@@ -22,7 +22,7 @@ package final class CenterRuntime: Sendable {
     /// - Parameters:
     ///   - engine: The engine, or why there is none (every call then fails with that error).
     ///   - location: Where location triggers learn the machine's location (checked every second).
-    package init(bundleID: String, engine: Result<LocalEngine, UNError>, location: SimulatedLocation? = nil) {
+    package init(bundleID: String, engine: Result<any NotificationEngine, UNError>, location: SimulatedLocation? = nil) {
         self.bundleID = bundleID
         self.engine = engine
         self.location = location
@@ -48,7 +48,7 @@ package final class CenterRuntime: Sendable {
     }
 
     /// Runs `body` on the serial queue and returns its result.
-    package func perform<Value: Sendable>(_ body: @escaping @Sendable (LocalEngine) async throws(UNError) -> Value) async throws(UNError) -> Value {
+    package func perform<Value: Sendable>(_ body: @escaping @Sendable (any NotificationEngine) async throws(UNError) -> Value) async throws(UNError) -> Value {
         let engine = try self.engine.get()
         let result: Result<Value, UNError> = await withCheckedContinuation { continuation in
             jobs.yield {
@@ -64,7 +64,7 @@ package final class CenterRuntime: Sendable {
 
     /// Queues `body` now (so it keeps its place among the app's calls) and hands its result to `completion`.
     package func submit<Value: Sendable>(
-        _ body: @escaping @Sendable (LocalEngine) async throws(UNError) -> Value,
+        _ body: @escaping @Sendable (any NotificationEngine) async throws(UNError) -> Value,
         completion: @escaping @Sendable (Result<Value, UNError>) -> Void
     ) {
         switch engine {
@@ -82,7 +82,7 @@ package final class CenterRuntime: Sendable {
     }
 
     /// Runs `body` on the serial queue without waiting (calls that have no completion handler).
-    package func enqueue(_ body: @escaping @Sendable (LocalEngine) async throws(UNError) -> Void) {
+    package func enqueue(_ body: @escaping @Sendable (any NotificationEngine) async throws(UNError) -> Void) {
         guard case .success(let engine) = engine else { return }
         jobs.yield { try? await body(engine) }
     }
@@ -98,7 +98,7 @@ package final class CenterRuntime: Sendable {
 
     /// Feeds each new location to the engine; location requests that were entered or left fire.
     private func follow(
-        _ location: SimulatedLocation, _ engine: LocalEngine,
+        _ location: SimulatedLocation, _ engine: any NotificationEngine,
         present: @escaping @Sendable (LocalEngine.Fired) async -> UNNotificationPresentationOptions
     ) async {
         var lastSet: Date?
@@ -114,7 +114,7 @@ package final class CenterRuntime: Sendable {
 
     /// Asks how to present each fired notification, then completes them all in one job.
     private func deliver(
-        _ fired: [LocalEngine.Fired], _ engine: LocalEngine,
+        _ fired: [LocalEngine.Fired], _ engine: any NotificationEngine,
         present: @escaping @Sendable (LocalEngine.Fired) async -> UNNotificationPresentationOptions
     ) async {
         guard !fired.isEmpty else { return }
@@ -126,8 +126,15 @@ package final class CenterRuntime: Sendable {
         }
     }
 
-    private func schedule(_ engine: LocalEngine, present: @escaping @Sendable (LocalEngine.Fired) async -> UNNotificationPresentationOptions) async {
+    private func schedule(_ engine: any NotificationEngine, present: @escaping @Sendable (LocalEngine.Fired) async -> UNNotificationPresentationOptions) async {
+        var timeZone = TimeZone.current.identifier
         while !Task.isCancelled {
+            // Floating calendar triggers follow the system time zone: when it changes, their dates move.
+            NSTimeZone.resetSystemTimeZone()
+            if TimeZone.current.identifier != timeZone {
+                timeZone = TimeZone.current.identifier
+                try? await perform { engine throws(UNError) in try await engine.reschedule(now: Date(), calendar: .current) }
+            }
             let fired = (try? await perform { engine throws(UNError) in try await engine.tick(now: Date()) }) ?? []
             await deliver(fired, engine, present: present)
             let next = (try? await perform { engine throws(UNError) in try await engine.nextFireDate() }) ?? nil

@@ -217,7 +217,7 @@ public final class UNUserNotificationCenter: NSObject, Sendable {
     // MARK: Presentation
 
     /// Adds `record`; one delivered at once (nil trigger) is presented as the delegate says, in the same job.
-    private func addJob(_ record: RequestRecord) -> @Sendable (LocalEngine) async throws(UNError) -> Void {
+    private func addJob(_ record: RequestRecord) -> @Sendable (any NotificationEngine) async throws(UNError) -> Void {
         let bundleID = runtime.bundleID
         return { [weak self] engine throws(UNError) in
             guard let fired = try await engine.add(record, of: bundleID, now: Date()) else { return }

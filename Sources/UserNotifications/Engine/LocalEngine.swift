@@ -17,7 +17,7 @@ package actor LocalEngine {
     package static let pendingLimit = 64
 
     private let store: NotificationStore
-    private let calendar: Calendar
+    private var calendar: Calendar
     private let prompt: any AuthorizationPrompt
     private let presenter: any NotificationPresenter
     private let attachments: @Sendable (String) -> AttachmentStore
@@ -168,6 +168,16 @@ package actor LocalEngine {
         }
         if !due.isEmpty { try storing { try store.fired(removing: removals, rescheduling: updates) } }
         return fired
+    }
+
+    /// Recomputes every calendar request's next fire date with `calendar` (the system time zone changed).
+    package func reschedule(now: Date, calendar: Calendar) throws(UNError) {
+        self.calendar = calendar
+        for (bundleID, item) in try storing({ try store.calendarRequests() }) {
+            guard let trigger = item.request.trigger?.trigger else { continue }
+            let next = trigger.nextFireDate(after: now, scheduledAt: item.addedAt, calendar: calendar)
+            try storing { try store.updatePending(of: bundleID, identifier: item.request.identifier, nextFire: next, inside: item.inside) }
+        }
     }
 
     /// A new location: location requests whose region was entered (notifyOnEntry) or left (notifyOnExit) fire.

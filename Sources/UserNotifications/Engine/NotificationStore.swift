@@ -146,6 +146,15 @@ package final class NotificationStore: Sendable {
         }
     }
 
+    /// Every app's pending calendar requests.
+    package func calendarRequests() throws -> [(bundleID: String, pending: Pending)] {
+        try database.read { db in
+            try Row.fetchAll(db, sql: "SELECT bundle_id, request, next_fire, added_at, inside FROM pending WHERE NOT is_location")
+                .map { ($0["bundle_id"], try Self.pending(from: $0)) }
+                .filter { if case .calendar? = $0.1.request.trigger { true } else { false } }
+        }
+    }
+
     /// Every app's pending location requests.
     package func locationRequests() throws -> [(bundleID: String, pending: Pending)] {
         try database.read { db in

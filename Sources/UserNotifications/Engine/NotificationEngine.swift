@@ -1,0 +1,27 @@
+package import CoreLocation
+package import Foundation
+
+/// What the `UNUserNotificationCenter` facade needs from an engine. ``LocalEngine`` runs in the app's own
+/// process (the embedded default); the device daemon will offer the same operations over a local socket.
+package protocol NotificationEngine: Sendable {
+    func settings(of bundleID: String) async throws(UNError) -> SettingsRecord
+    func requestAuthorization(of bundleID: String, options: UNAuthorizationOptions) async throws(UNError) -> Bool
+    func add(_ request: RequestRecord, of bundleID: String, now: Date) async throws(UNError) -> LocalEngine.Fired?
+    func pending(of bundleID: String) async throws(UNError) -> [RequestRecord]
+    func removePending(of bundleID: String, identifiers: [String]?) async throws(UNError)
+    func delivered(of bundleID: String) async throws(UNError) -> [NotificationRecord]
+    func removeDelivered(of bundleID: String, identifiers: [String]?) async throws(UNError)
+    func categories(of bundleID: String) async throws(UNError) -> [CategoryRecord]
+    func setCategories(_ categories: [CategoryRecord], of bundleID: String) async throws(UNError)
+    func setBadge(_ count: Int, of bundleID: String) async throws(UNError)
+
+    /// The scheduler's side: when to wake, what is due, what a location change fires, and delivering it.
+    func nextFireDate() async throws(UNError) -> Date?
+    func tick(now: Date) async throws(UNError) -> [LocalEngine.Fired]
+    func updateLocation(_ coordinate: CLLocationCoordinate2D, now: Date) async throws(UNError) -> [LocalEngine.Fired]
+    func complete(_ fired: LocalEngine.Fired, options: UNNotificationPresentationOptions) async throws(UNError)
+    /// Recomputes the fire dates of calendar requests (the system time zone changed).
+    func reschedule(now: Date, calendar: Calendar) async throws(UNError)
+}
+
+extension LocalEngine: NotificationEngine {}
