@@ -137,19 +137,37 @@ package final class CenterRuntime: Sendable {
             }
             let fired = (try? await perform { engine throws(UNError) in try await engine.tick(now: Date()) }) ?? []
             await deliver(fired, engine, present: present)
-            let next = (try? await perform { engine throws(UNError) in try await engine.nextFireDate() }) ?? nil
-            // Wake at the next fire date, and at least every minute in case the wall clock was changed.
-            let delay = min(max(next?.timeIntervalSinceNow ?? 60, 0), 60)
-            guard delay > 0 else { continue }
-            let sleeper = Task<Void, Never> { _ = try? await Task.sleep(for: .seconds(delay)) }
-            let woken = state.withLock { state in
-                defer { state.woken = false; state.sleeper = sleeper }
-                return state.woken
+            let upcoming = (try? await perform { engine throws(UNError) in try await engine.nextFireDate() }) ?? nil
+            guard let next = upcoming, next.timeIntervalSinceNow <= Self.readAhead else {
+                // Wake shortly before the next fire date, and at least every minute in case the wall clock changed.
+                await sleep(min(max((upcoming?.timeIntervalSinceNow ?? 60) - Self.readAhead, 0.001), 60))
+                continue
             }
-            if woken { sleeper.cancel() }
-            await sleeper.value
-            state.withLock { $0.sleeper = nil }
+            // Read (and decode) what falls due ahead of time, so a thousand requests due at one second fire on it.
+            let prepared = (try? await perform { engine throws(UNError) in try await engine.prepare(dueBy: next) }) ?? []
+            await sleep(max(next.timeIntervalSinceNow, 0))
+            let settled = (try? await perform { engine throws(UNError) in try await engine.settle(prepared, now: Date()) }) ?? []
+            await deliver(settled, engine, present: present)
         }
+    }
+
+    /// How long before a fire date the due requests are read.
+    private static let readAhead: TimeInterval = 0.25
+
+    /// Sleeps `seconds`, or less if ``wake()`` is called.
+    private func sleep(_ seconds: TimeInterval) async {
+        guard seconds > 0 else { return }
+        // A tight tolerance: the default leeway of a long sleep can be tens of milliseconds.
+        let sleeper = Task<Void, Never> {
+            _ = try? await Task.sleep(until: .now + .seconds(seconds), tolerance: .milliseconds(1), clock: .continuous)
+        }
+        let woken = state.withLock { state in
+            defer { state.woken = false; state.sleeper = sleeper }
+            return state.woken
+        }
+        if woken { sleeper.cancel() }
+        await sleeper.value
+        state.withLock { $0.sleeper = nil }
     }
 }
 

@@ -13,6 +13,12 @@ package actor LocalEngine {
         package var lateness: TimeInterval
     }
 
+    /// A due request read ahead of its fire date.
+    package struct Prepared: Sendable {
+        package var bundleID: String
+        package var pending: NotificationStore.Pending
+    }
+
     /// At most this many pending requests per app: the soonest-firing are kept.
     package static let pendingLimit = 64
 
@@ -149,25 +155,30 @@ package actor LocalEngine {
     /// Fires every request due at `now`: one-shot ones leave the pending list, repeating ones are rescheduled
     /// after `now` (missed occurrences fire once). Missed one-shot triggers (the machine was off) fire here.
     package func tick(now: Date) throws(UNError) -> [Fired] {
-        let due = try storing { try store.due(at: now) }
-        var fired: [Fired] = []
-        var removals: [(bundleID: String, identifier: String)] = []
-        var updates: [(bundleID: String, identifier: String, nextFire: Date)] = []
-        for (bundleID, item) in due {
-            guard let fireDate = item.nextFire, let trigger = item.request.trigger?.trigger else { continue }
-            fired.append(Fired(
-                bundleID: bundleID, notification: NotificationRecord(date: now, request: item.request),
-                lateness: now.timeIntervalSince(fireDate)
+        try settle(try prepare(dueBy: now), now: now)
+    }
+
+    /// Reads (without changing anything) the requests due by `date`, so a scheduler can decode them before
+    /// their fire date and ``settle(_:now:)`` them on time.
+    package func prepare(dueBy date: Date) throws(UNError) -> [Prepared] {
+        try storing { try store.due(at: date) }.map { Prepared(bundleID: $0.bundleID, pending: $0.pending) }
+    }
+
+    /// Fires prepared requests at `now`: one-shot ones leave the pending list, repeating ones are rescheduled
+    /// after `now`; any removed or replaced since they were prepared are skipped.
+    package func settle(_ prepared: [Prepared], now: Date) throws(UNError) -> [Fired] {
+        var candidates: [(Fired, NotificationStore.Settlement)] = []
+        for item in prepared {
+            guard let fireDate = item.pending.nextFire, fireDate <= now, let trigger = item.pending.request.trigger?.trigger else { continue }
+            let next = trigger.repeats ? trigger.nextFireDate(after: now, scheduledAt: item.pending.addedAt, calendar: calendar) : nil
+            candidates.append((
+                Fired(bundleID: item.bundleID, notification: NotificationRecord(date: now, request: item.pending.request), lateness: now.timeIntervalSince(fireDate)),
+                NotificationStore.Settlement(bundleID: item.bundleID, identifier: item.pending.request.identifier, firedDate: fireDate, nextFire: next)
             ))
-            let identifier = item.request.identifier
-            if trigger.repeats, let next = trigger.nextFireDate(after: now, scheduledAt: item.addedAt, calendar: calendar) {
-                updates.append((bundleID, identifier, next))
-            } else {
-                removals.append((bundleID, identifier))
-            }
         }
-        if !due.isEmpty { try storing { try store.fired(removing: removals, rescheduling: updates) } }
-        return fired
+        guard !candidates.isEmpty else { return [] }
+        let stillPending = try storing { try store.settle(candidates.map(\.1)) }
+        return zip(candidates, stillPending).filter(\.1).map(\.0.0)
     }
 
     /// Recomputes every calendar request's next fire date with `calendar` (the system time zone changed).

@@ -18,6 +18,8 @@ package protocol NotificationEngine: Sendable {
     /// The scheduler's side: when to wake, what is due, what a location change fires, and delivering it.
     func nextFireDate() async throws(UNError) -> Date?
     func tick(now: Date) async throws(UNError) -> [LocalEngine.Fired]
+    func prepare(dueBy date: Date) async throws(UNError) -> [LocalEngine.Prepared]
+    func settle(_ prepared: [LocalEngine.Prepared], now: Date) async throws(UNError) -> [LocalEngine.Fired]
     func updateLocation(_ coordinate: CLLocationCoordinate2D, now: Date) async throws(UNError) -> [LocalEngine.Fired]
     func complete(_ fired: LocalEngine.Fired, options: UNNotificationPresentationOptions) async throws(UNError)
     /// Recomputes the fire dates of calendar requests (the system time zone changed).

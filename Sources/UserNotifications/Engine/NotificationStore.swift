@@ -205,15 +205,37 @@ package final class NotificationStore: Sendable {
         }
     }
 
-    /// What firing does to pending requests, in one transaction: one-shot ones leave, repeating ones get their
-    /// next fire date.
-    package func fired(removing removals: [(bundleID: String, identifier: String)], rescheduling updates: [(bundleID: String, identifier: String, nextFire: Date)]) throws {
+    /// A request that fired: what happens to its row.
+    package struct Settlement: Sendable {
+        package var bundleID: String
+        package var identifier: String
+        /// The fire date it was read with; a row that no longer has it was replaced or removed meanwhile.
+        package var firedDate: Date
+        /// nil: one-shot, the row goes.
+        package var nextFire: Date?
+
+        package init(bundleID: String, identifier: String, firedDate: Date, nextFire: Date?) {
+            self.bundleID = bundleID
+            self.identifier = identifier
+            self.firedDate = firedDate
+            self.nextFire = nextFire
+        }
+    }
+
+    /// Settles fired requests in one transaction (one-shot rows go, repeating ones get their next date) and
+    /// returns which were still pending as read.
+    package func settle(_ settlements: [Settlement]) throws -> [Bool] {
         try database.write { db in
-            let remove = try db.cachedStatement(sql: "DELETE FROM pending WHERE bundle_id = ? AND identifier = ?")
-            for (bundleID, identifier) in removals { try remove.execute(arguments: [bundleID, identifier]) }
-            let update = try db.cachedStatement(sql: "UPDATE pending SET next_fire = ? WHERE bundle_id = ? AND identifier = ?")
-            for (bundleID, identifier, nextFire) in updates {
-                try update.execute(arguments: [nextFire.timeIntervalSince1970, bundleID, identifier])
+            let remove = try db.cachedStatement(sql: "DELETE FROM pending WHERE bundle_id = ? AND identifier = ? AND next_fire = ?")
+            let update = try db.cachedStatement(sql: "UPDATE pending SET next_fire = ? WHERE bundle_id = ? AND identifier = ? AND next_fire = ?")
+            return try settlements.map { item in
+                let fired = item.firedDate.timeIntervalSince1970
+                if let next = item.nextFire {
+                    try update.execute(arguments: [next.timeIntervalSince1970, item.bundleID, item.identifier, fired])
+                } else {
+                    try remove.execute(arguments: [item.bundleID, item.identifier, fired])
+                }
+                return db.changesCount > 0
             }
         }
     }
