@@ -62,6 +62,19 @@ import UserNotifications
         #expect(try await harness.engine.nextFireDate() == start.addingTimeInterval(60 * 11))
     }
 
+    @Test func aRequestReplacedAfterItWasReadAheadDoesNotFire() async throws {
+        let harness = try EngineHarness()
+        try await harness.authorize()
+        _ = try await harness.add("a", title: "old", trigger: UNTimeIntervalNotificationTrigger(timeInterval: 10, repeats: false))
+        _ = try await harness.add("b", trigger: UNTimeIntervalNotificationTrigger(timeInterval: 10, repeats: false))
+        let prepared = try await harness.engine.prepare(dueBy: start.addingTimeInterval(10))
+        #expect(prepared.count == 2)
+        _ = try await harness.add("a", title: "new", trigger: UNTimeIntervalNotificationTrigger(timeInterval: 100, repeats: false), at: start.addingTimeInterval(5))
+        let fired = try await harness.engine.settle(prepared, now: start.addingTimeInterval(10))
+        #expect(fired.map(\.notification.request.identifier) == ["b"])
+        #expect(try await harness.engine.pending(of: EngineHarness.app).map(\.content.title) == ["new"])
+    }
+
     @Test func calendarTriggersFireAtTheMatchingLocalTime() async throws {
         let harness = try EngineHarness()
         try await harness.authorize()
