@@ -57,7 +57,7 @@ struct Triggers: AsyncParsableCommand {
         var lookups: [Duration] = []
         for _ in 0..<1000 {
             let start = ContinuousClock.now
-            _ = try await engine.nextFireDate()
+            _ = try await engine.nextFireDate(app: nil)
             lookups.append(ContinuousClock.now - start)
         }
         print("next-fire lookup over \(total) pending: \(Percentiles(lookups).summary)")
@@ -65,7 +65,7 @@ struct Triggers: AsyncParsableCommand {
         // The runtime every app process uses: sleep to the next fire date, fire what is due.
         let lateness = Locked<[Duration]>([])
         let firedLate = Locked<[Duration]>([])
-        let runtime = CenterRuntime(bundleID: bundleIDs[0], engine: .success(engine))
+        let runtime = CenterRuntime(bundleID: bundleIDs[0], engine: .success(engine), allApps: true)
         runtime.start { fired in
             // Late by: from the fire date to the moment the app is asked to present it.
             let fireDate = fired.notification.date.addingTimeInterval(-fired.lateness)

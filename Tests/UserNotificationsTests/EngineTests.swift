@@ -59,7 +59,22 @@ import UserNotifications
         #expect(fired.count == 1)
         #expect(abs(try #require(fired.first).lateness - (60 * 9 + 5)) < 0.001)
         #expect(try await harness.pendingIDs() == ["tick"])
-        #expect(try await harness.engine.nextFireDate() == start.addingTimeInterval(60 * 11))
+        #expect(try await harness.engine.nextFireDate(app: nil) == start.addingTimeInterval(60 * 11))
+    }
+
+    @Test func anAppsOwnProcessFiresOnlyItsOwnRequests() async throws {
+        let harness = try EngineHarness()
+        try await harness.authorize()
+        _ = try await harness.engine.requestAuthorization(of: "com.example.other", options: [.alert])
+        _ = try await harness.add("mine", trigger: UNTimeIntervalNotificationTrigger(timeInterval: 10, repeats: false))
+        let content = UNMutableNotificationContent()
+        content.title = "theirs"
+        let theirs = UNNotificationRequest(identifier: "theirs", content: content, trigger: UNTimeIntervalNotificationTrigger(timeInterval: 5, repeats: false))
+        _ = try await harness.engine.add(try RequestRecord(theirs), of: "com.example.other", now: start)
+        #expect(try await harness.engine.nextFireDate(app: EngineHarness.app) == start.addingTimeInterval(10))
+        let fired = try await harness.engine.tick(now: start.addingTimeInterval(20), app: EngineHarness.app)
+        #expect(fired.map(\.notification.request.identifier) == ["mine"])
+        #expect(try await harness.engine.pending(of: "com.example.other").map(\.identifier) == ["theirs"])
     }
 
     @Test func aRequestReplacedAfterItWasReadAheadDoesNotFire() async throws {
@@ -67,7 +82,7 @@ import UserNotifications
         try await harness.authorize()
         _ = try await harness.add("a", title: "old", trigger: UNTimeIntervalNotificationTrigger(timeInterval: 10, repeats: false))
         _ = try await harness.add("b", trigger: UNTimeIntervalNotificationTrigger(timeInterval: 10, repeats: false))
-        let prepared = try await harness.engine.prepare(dueBy: start.addingTimeInterval(10))
+        let prepared = try await harness.engine.prepare(dueBy: start.addingTimeInterval(10), app: nil)
         #expect(prepared.count == 2)
         _ = try await harness.add("a", title: "new", trigger: UNTimeIntervalNotificationTrigger(timeInterval: 100, repeats: false), at: start.addingTimeInterval(5))
         let fired = try await harness.engine.settle(prepared, now: start.addingTimeInterval(10))
@@ -80,11 +95,11 @@ import UserNotifications
         try await harness.authorize()
         let components = DateComponents(hour: 8, minute: 30)
         _ = try await harness.add("morning", trigger: UNCalendarNotificationTrigger(dateMatching: components, repeats: true))
-        let next = try #require(try await harness.engine.nextFireDate())
+        let next = try #require(try await harness.engine.nextFireDate(app: nil))
         let local = EngineHarness.calendar.dateComponents([.year, .month, .day, .hour, .minute], from: next)
         #expect(local.hour == 8 && local.minute == 30 && local.day == 29 && local.month == 5)
         #expect(try await harness.tick(at: next).count == 1)
-        #expect(try await harness.engine.nextFireDate() == next.addingTimeInterval(24 * 3600))
+        #expect(try await harness.engine.nextFireDate(app: nil) == next.addingTimeInterval(24 * 3600))
     }
 
     @Test func floatingCalendarRequestsMoveWithTheSystemTimeZone() async throws {
@@ -93,8 +108,8 @@ import UserNotifications
         _ = try await harness.add("morning", trigger: UNCalendarNotificationTrigger(dateMatching: DateComponents(hour: 8, minute: 30), repeats: true))
         var tokyo = Calendar(identifier: .gregorian)
         tokyo.timeZone = TimeZone(identifier: "Asia/Tokyo")!
-        try await harness.engine.reschedule(now: start, calendar: tokyo)
-        let next = try #require(try await harness.engine.nextFireDate())
+        try await harness.engine.reschedule(now: start, calendar: tokyo, app: nil)
+        let next = try #require(try await harness.engine.nextFireDate(app: nil))
         let local = tokyo.dateComponents([.hour, .minute], from: next)
         #expect(local.hour == 8 && local.minute == 30)
         #expect(next > start && next.timeIntervalSince(start) <= 24 * 3600)
@@ -143,9 +158,9 @@ import UserNotifications
         office.notifyOnExit = false
         _ = try await harness.add("arrived", trigger: UNLocationNotificationTrigger(region: office, repeats: false))
         let away = CLLocationCoordinate2D(latitude: 52.50, longitude: 13.40)
-        #expect(try await harness.engine.updateLocation(away, now: start).isEmpty)  // first fix: where we are
+        #expect(try await harness.engine.updateLocation(away, now: start, app: nil).isEmpty)  // first fix: where we are
         let inside = CLLocationCoordinate2D(latitude: 52.5201, longitude: 13.4051)
-        let fired = try await harness.engine.updateLocation(inside, now: start.addingTimeInterval(60))
+        let fired = try await harness.engine.updateLocation(inside, now: start.addingTimeInterval(60), app: nil)
         #expect(fired.map(\.notification.request.identifier) == ["arrived"])
         #expect(try await harness.pendingIDs().isEmpty)
     }

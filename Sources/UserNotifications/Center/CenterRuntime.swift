@@ -7,6 +7,8 @@ package final class CenterRuntime: Sendable {
     package typealias Job = @Sendable () async -> Void
 
     package let bundleID: String
+    /// Whose requests this runtime's scheduler fires: the app's own (nil: every app's, as the device daemon does).
+    private let firesFor: String?
     private let engine: Result<any NotificationEngine, UNError>
     private let location: SimulatedLocation?
     private let jobs: AsyncStream<Job>.Continuation
@@ -22,8 +24,10 @@ package final class CenterRuntime: Sendable {
     /// - Parameters:
     ///   - engine: The engine, or why there is none (every call then fails with that error).
     ///   - location: Where location triggers learn the machine's location (checked every second).
-    package init(bundleID: String, engine: Result<any NotificationEngine, UNError>, location: SimulatedLocation? = nil) {
+    ///   - allApps: Fire every app's requests, not only this app's (the device daemon; benchmarks).
+    package init(bundleID: String, engine: Result<any NotificationEngine, UNError>, location: SimulatedLocation? = nil, allApps: Bool = false) {
         self.bundleID = bundleID
+        firesFor = allApps ? nil : bundleID
         self.engine = engine
         self.location = location
         (queue, jobs) = AsyncStream.makeStream(of: Job.self)
@@ -102,10 +106,11 @@ package final class CenterRuntime: Sendable {
         present: @escaping @Sendable (LocalEngine.Fired) async -> UNNotificationPresentationOptions
     ) async {
         var lastSet: Date?
+        let app = firesFor
         while !Task.isCancelled {
             if let (coordinate, setAt) = location.current(), setAt != lastSet {
                 lastSet = setAt
-                let fired = (try? await perform { engine throws(UNError) in try await engine.updateLocation(coordinate, now: Date()) }) ?? []
+                let fired = (try? await perform { engine throws(UNError) in try await engine.updateLocation(coordinate, now: Date(), app: app) }) ?? []
                 await deliver(fired, engine, present: present)
             }
             try? await Task.sleep(for: .seconds(1))
@@ -128,23 +133,24 @@ package final class CenterRuntime: Sendable {
 
     private func schedule(_ engine: any NotificationEngine, present: @escaping @Sendable (LocalEngine.Fired) async -> UNNotificationPresentationOptions) async {
         var timeZone = TimeZone.current.identifier
+        let app = firesFor
         while !Task.isCancelled {
             // Floating calendar triggers follow the system time zone: when it changes, their dates move.
             NSTimeZone.resetSystemTimeZone()
             if TimeZone.current.identifier != timeZone {
                 timeZone = TimeZone.current.identifier
-                try? await perform { engine throws(UNError) in try await engine.reschedule(now: Date(), calendar: .current) }
+                try? await perform { engine throws(UNError) in try await engine.reschedule(now: Date(), calendar: .current, app: app) }
             }
-            let fired = (try? await perform { engine throws(UNError) in try await engine.tick(now: Date()) }) ?? []
+            let fired = (try? await perform { engine throws(UNError) in try await engine.tick(now: Date(), app: app) }) ?? []
             await deliver(fired, engine, present: present)
-            let upcoming = (try? await perform { engine throws(UNError) in try await engine.nextFireDate() }) ?? nil
+            let upcoming = (try? await perform { engine throws(UNError) in try await engine.nextFireDate(app: app) }) ?? nil
             guard let next = upcoming, next.timeIntervalSinceNow <= Self.readAhead else {
                 // Wake shortly before the next fire date, and at least every minute in case the wall clock changed.
                 await sleep(min(max((upcoming?.timeIntervalSinceNow ?? 60) - Self.readAhead, 0.001), 60))
                 continue
             }
             // Read (and decode) what falls due ahead of time, so a thousand requests due at one second fire on it.
-            let prepared = (try? await perform { engine throws(UNError) in try await engine.prepare(dueBy: next) }) ?? []
+            let prepared = (try? await perform { engine throws(UNError) in try await engine.prepare(dueBy: next, app: app) }) ?? []
             await sleep(max(next.timeIntervalSinceNow, 0))
             let settled = (try? await perform { engine throws(UNError) in try await engine.settle(prepared, now: Date()) }) ?? []
             await deliver(settled, engine, present: present)

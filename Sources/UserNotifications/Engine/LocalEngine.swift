@@ -148,20 +148,20 @@ package actor LocalEngine {
     // MARK: Firing
 
     /// The earliest fire date of any pending request.
-    package func nextFireDate() throws(UNError) -> Date? {
-        try storing { try store.earliestFire() }
+    package func nextFireDate(app: String?) throws(UNError) -> Date? {
+        try storing { try store.earliestFire(app: app) }
     }
 
     /// Fires every request due at `now`: one-shot ones leave the pending list, repeating ones are rescheduled
     /// after `now` (missed occurrences fire once). Missed one-shot triggers (the machine was off) fire here.
-    package func tick(now: Date) throws(UNError) -> [Fired] {
-        try settle(try prepare(dueBy: now), now: now)
+    package func tick(now: Date, app: String?) throws(UNError) -> [Fired] {
+        try settle(try prepare(dueBy: now, app: app), now: now)
     }
 
     /// Reads (without changing anything) the requests due by `date`, so a scheduler can decode them before
     /// their fire date and ``settle(_:now:)`` them on time.
-    package func prepare(dueBy date: Date) throws(UNError) -> [Prepared] {
-        try storing { try store.due(at: date) }.map { Prepared(bundleID: $0.bundleID, pending: $0.pending) }
+    package func prepare(dueBy date: Date, app: String?) throws(UNError) -> [Prepared] {
+        try storing { try store.due(at: date, app: app) }.map { Prepared(bundleID: $0.bundleID, pending: $0.pending) }
     }
 
     /// Fires prepared requests at `now`: one-shot ones leave the pending list, repeating ones are rescheduled
@@ -182,9 +182,9 @@ package actor LocalEngine {
     }
 
     /// Recomputes every calendar request's next fire date with `calendar` (the system time zone changed).
-    package func reschedule(now: Date, calendar: Calendar) throws(UNError) {
+    package func reschedule(now: Date, calendar: Calendar, app: String?) throws(UNError) {
         self.calendar = calendar
-        for (bundleID, item) in try storing({ try store.calendarRequests() }) {
+        for (bundleID, item) in try storing({ try store.calendarRequests(app: app) }) {
             guard let trigger = item.request.trigger?.trigger else { continue }
             let next = trigger.nextFireDate(after: now, scheduledAt: item.addedAt, calendar: calendar)
             try storing { try store.updatePending(of: bundleID, identifier: item.request.identifier, nextFire: next, inside: item.inside) }
@@ -192,9 +192,9 @@ package actor LocalEngine {
     }
 
     /// A new location: location requests whose region was entered (notifyOnEntry) or left (notifyOnExit) fire.
-    package func updateLocation(_ coordinate: CLLocationCoordinate2D, now: Date) throws(UNError) -> [Fired] {
+    package func updateLocation(_ coordinate: CLLocationCoordinate2D, now: Date, app: String?) throws(UNError) -> [Fired] {
         var fired: [Fired] = []
-        for (bundleID, item) in try storing({ try store.locationRequests() }) {
+        for (bundleID, item) in try storing({ try store.locationRequests(app: app) }) {
             guard case .location(let regionRecord, let repeats)? = item.request.trigger,
                   let region = regionRecord.region as? CLCircularRegion else { continue }
             let inside = region.contains(coordinate)

@@ -15,15 +15,16 @@ package protocol NotificationEngine: Sendable {
     func setCategories(_ categories: [CategoryRecord], of bundleID: String) async throws(UNError)
     func setBadge(_ count: Int, of bundleID: String) async throws(UNError)
 
-    /// The scheduler's side: when to wake, what is due, what a location change fires, and delivering it.
-    func nextFireDate() async throws(UNError) -> Date?
-    func tick(now: Date) async throws(UNError) -> [LocalEngine.Fired]
-    func prepare(dueBy date: Date) async throws(UNError) -> [LocalEngine.Prepared]
+    /// The scheduler's side: when to wake, what is due, what a location change fires, and delivering it —
+    /// for one app (`app`: an app's own process) or every app (`app` nil: the device daemon).
+    func nextFireDate(app: String?) async throws(UNError) -> Date?
+    func tick(now: Date, app: String?) async throws(UNError) -> [LocalEngine.Fired]
+    func prepare(dueBy date: Date, app: String?) async throws(UNError) -> [LocalEngine.Prepared]
     func settle(_ prepared: [LocalEngine.Prepared], now: Date) async throws(UNError) -> [LocalEngine.Fired]
-    func updateLocation(_ coordinate: CLLocationCoordinate2D, now: Date) async throws(UNError) -> [LocalEngine.Fired]
+    func updateLocation(_ coordinate: CLLocationCoordinate2D, now: Date, app: String?) async throws(UNError) -> [LocalEngine.Fired]
     func complete(_ fired: LocalEngine.Fired, options: UNNotificationPresentationOptions) async throws(UNError)
     /// Recomputes the fire dates of calendar requests (the system time zone changed).
-    func reschedule(now: Date, calendar: Calendar) async throws(UNError)
+    func reschedule(now: Date, calendar: Calendar, app: String?) async throws(UNError)
 }
 
 extension LocalEngine: NotificationEngine {}

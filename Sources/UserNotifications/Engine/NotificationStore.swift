@@ -128,40 +128,50 @@ package final class NotificationStore: Sendable {
         }
     }
 
-    /// Pending requests of every app due at or before `date`.
-    package func due(at date: Date) throws -> [(bundleID: String, pending: Pending)] {
-        try database.read { db in
+    /// Pending requests due at or before `date`, of one app or (`app` nil) of every app.
+    package func due(at date: Date, app: String?) throws -> [(bundleID: String, pending: Pending)] {
+        let (filter, arguments) = Self.only(app)
+        return try database.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT bundle_id, request, next_fire, added_at, inside FROM pending
-                WHERE next_fire IS NOT NULL AND next_fire <= ? ORDER BY next_fire
-                """, arguments: [date.timeIntervalSince1970]).map { ($0["bundle_id"], try Self.pending(from: $0)) }
+                WHERE next_fire IS NOT NULL AND next_fire <= ? \(filter) ORDER BY next_fire
+                """, arguments: [date.timeIntervalSince1970] + arguments).map { ($0["bundle_id"], try Self.pending(from: $0)) }
         }
     }
 
-    /// The earliest next fire date of any app's pending request.
-    package func earliestFire() throws -> Date? {
-        try database.read { db in
-            try Double.fetchOne(db, sql: "SELECT MIN(next_fire) FROM pending WHERE next_fire IS NOT NULL")
+    /// The earliest next fire date of one app's (or every app's) pending requests.
+    package func earliestFire(app: String?) throws -> Date? {
+        let (filter, arguments) = Self.only(app)
+        return try database.read { db in
+            try Double.fetchOne(db, sql: "SELECT MIN(next_fire) FROM pending WHERE next_fire IS NOT NULL \(filter)", arguments: arguments)
                 .map(Date.init(timeIntervalSince1970:))
         }
     }
 
-    /// Every app's pending calendar requests.
-    package func calendarRequests() throws -> [(bundleID: String, pending: Pending)] {
-        try database.read { db in
-            try Row.fetchAll(db, sql: "SELECT bundle_id, request, next_fire, added_at, inside FROM pending WHERE NOT is_location")
+    /// Pending calendar requests of one app (or every app).
+    package func calendarRequests(app: String?) throws -> [(bundleID: String, pending: Pending)] {
+        let (filter, arguments) = Self.only(app)
+        return try database.read { db in
+            try Row.fetchAll(db, sql: "SELECT bundle_id, request, next_fire, added_at, inside FROM pending WHERE NOT is_location \(filter)",
+                             arguments: arguments)
                 .map { ($0["bundle_id"], try Self.pending(from: $0)) }
                 .filter { if case .calendar? = $0.1.request.trigger { true } else { false } }
         }
     }
 
-    /// Every app's pending location requests.
-    package func locationRequests() throws -> [(bundleID: String, pending: Pending)] {
-        try database.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT bundle_id, request, next_fire, added_at, inside FROM pending WHERE is_location
-                """).map { ($0["bundle_id"], try Self.pending(from: $0)) }
+    /// Pending location requests of one app (or every app).
+    package func locationRequests(app: String?) throws -> [(bundleID: String, pending: Pending)] {
+        let (filter, arguments) = Self.only(app)
+        return try database.read { db in
+            try Row.fetchAll(db, sql: "SELECT bundle_id, request, next_fire, added_at, inside FROM pending WHERE is_location \(filter)",
+                             arguments: arguments).map { ($0["bundle_id"], try Self.pending(from: $0)) }
         }
+    }
+
+    /// `AND bundle_id = ?` for one app, nothing for every app.
+    private static func only(_ app: String?) -> (String, StatementArguments) {
+        guard let app else { return ("", []) }
+        return ("AND bundle_id = ?", [app])
     }
 
     /// One pending request.

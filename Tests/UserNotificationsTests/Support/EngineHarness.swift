@@ -88,7 +88,7 @@ struct EngineHarness {
     /// Fires what is due at `now` and completes each with `options`.
     @discardableResult
     func tick(at now: Date, options: UNNotificationPresentationOptions = [.banner, .list, .sound, .badge]) async throws -> [LocalEngine.Fired] {
-        let fired = try await engine.tick(now: now)
+        let fired = try await engine.tick(now: now, app: nil)
         for item in fired { try await engine.complete(item, options: options) }
         return fired
     }
