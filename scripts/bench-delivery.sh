@@ -4,6 +4,7 @@
 #   scripts/bench-delivery.sh                       # latency at 1,000/s and 10,000/s; 10,000 connected devices
 #   DEVICES=100000 scripts/bench-delivery.sh        # the fleet part with 100,000 devices (over 4 loopback addresses)
 #   PARTS=fleet scripts/bench-delivery.sh           # only one part: latency or fleet
+#   PLAINTEXT=1 PARTS=fleet scripts/bench-delivery.sh  # the gateway with --plaintext (h2c, ws://): what TLS costs
 #
 # 1. Builds release `herald` and `herald-bench`, creates a key, starts `herald serve` (TLS on both ports, SQLite,
 #    synchronous=FULL: each notification is on disk before its 200 and before it is pushed).
@@ -27,7 +28,11 @@ DEVICES=${DEVICES:-10000}
 PROVIDER_PORT=${PROVIDER_PORT:-14197}
 DEVICE_PORT=${DEVICE_PORT:-14223}
 CONSOLE_PORT=${CONSOLE_PORT:-14080}
+PLAINTEXT=${PLAINTEXT:-0}
 TOPIC=com.example.bench
+scheme=https
+plaintext=()
+[ "$PLAINTEXT" = 1 ] && { scheme=http; plaintext=(--plaintext); }
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d /tmp/herald-delivery.XXXXXX)
@@ -64,11 +69,11 @@ data="$work/data"
 "$herald" keys create --data-dir "$data" --team-id BENCHTEAM1 --key-id BENCHKEY01 --out "$work/key.p8" >/dev/null
 jwt=$("$herald" jwt --p8 "$work/key.p8" --key-id BENCHKEY01 --team-id BENCHTEAM1)
 "$herald" serve --data-dir "$data" --host "$host" --provider-port "$PROVIDER_PORT" --device-port "$DEVICE_PORT" \
-  --console-port "$CONSOLE_PORT" --device-rate-limit 1000000 --quiet 2>"$work/gateway.log" &
+  --console-port "$CONSOLE_PORT" --device-rate-limit 1000000 "${plaintext[@]}" --quiet 2>"$work/gateway.log" &
 gateway_pid=$!
 for _ in $(seq 200); do curl -sf "http://127.0.0.1:$CONSOLE_PORT/healthz" >/dev/null && break; sleep 0.05; done
 
-common=(--provider "https://localhost:$PROVIDER_PORT" --ca "$data/tls/ca.pem" --jwt "$jwt" --topic "$TOPIC")
+common=(--provider "$scheme://localhost:$PROVIDER_PORT" --ca "$data/tls/ca.pem" --jwt "$jwt" --topic "$TOPIC")
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo); gateway pid $gateway_pid"
 
 for part in $PARTS; do
@@ -81,17 +86,17 @@ for part in $PARTS; do
           background=(--h2load "$(command -v h2load)" --probe-rate "$PROBE_RATE")
         fi
         echo
-        "$bench" latency "${common[@]}" --device-gateway "https://localhost:$DEVICE_PORT" \
+        "$bench" latency "${common[@]}" --device-gateway "$scheme://localhost:$DEVICE_PORT" \
           --devices "$LATENCY_DEVICES" --rate "$rate" --seconds "$SECONDS_EACH" "${background[@]}"
       done
       ;;
     fleet)
       gateways=()
       if [ "$addresses" -gt 1 ]; then
-        for i in $(seq "$addresses"); do gateways+=(--device-gateway "https://127.0.0.$i:$DEVICE_PORT"); done
+        for i in $(seq "$addresses"); do gateways+=(--device-gateway "$scheme://127.0.0.$i:$DEVICE_PORT"); done
         gateways+=(--skip-hostname-check)
       else
-        gateways+=(--device-gateway "https://localhost:$DEVICE_PORT")
+        gateways+=(--device-gateway "$scheme://localhost:$DEVICE_PORT")
       fi
       echo
       "$bench" fleet "${common[@]}" "${gateways[@]}" --count "$DEVICES" --gateway-pid "$gateway_pid"

@@ -107,12 +107,12 @@ public final class Gateway: Sendable {
             onListening: { consolePort.succeed($0) }
         )
         let devicePort = eventLoopGroup.any().makePromise(of: Int.self)
-        let deviceLinks = try DeviceLinkServer.makeApplication(
+        let deviceLinks = DeviceLinkServer(
             services: DeviceLinkServices(
                 configuration: configuration, store: store, hub: hub, recorder: recorder, directory: directory,
                 clock: clock, metrics: metrics, logger: logger
             ),
-            tls: configuration.plaintext ? nil : try makeDeviceLinkTLS(configuration: configuration, authority: authority),
+            tls: configuration.plaintext ? nil : try makeDeviceLinkTLSContext(configuration: configuration, authority: authority),
             group: eventLoopGroup,
             onListening: { devicePort.succeed($0) }
         )
@@ -169,13 +169,13 @@ public final class Gateway: Sendable {
     }
 
     /// The same certificate as the provider API, offered over HTTP/1.1 for the WebSocket upgrade.
-    private static func makeDeviceLinkTLS(
+    private static func makeDeviceLinkTLSContext(
         configuration: GatewayConfiguration,
         authority: LocalCertificateAuthority
-    ) throws -> TLSConfiguration {
+    ) throws -> NIOSSLContext {
         var tls = try serverTLS(configuration: configuration, authority: authority)
         tls.applicationProtocols = ["http/1.1"]
-        return tls
+        return try NIOSSLContext(configuration: tls)
     }
 
     /// The console port, once the console is listening.

@@ -58,8 +58,13 @@ public struct GatewayConfiguration: Sendable {
     public var deviceLinkMessageLimit = 8192
     /// How long a new link has to answer the challenge before it is closed.
     public var deviceAuthenticationTimeout = TimeAmount.seconds(10)
-    /// Pings on an idle link, so dead devices are noticed and NAT mappings stay open.
+    /// How long a connection to the device port has, from its accept, to finish TLS and the WebSocket upgrade.
+    public var deviceLinkHandshakeTimeout = TimeAmount.seconds(10)
+    /// Pings on a link, so dead devices are noticed and NAT mappings stay open: a link that has sent
+    /// nothing (not even the pong) by the next ping is closed.
     public var deviceLinkPingInterval = TimeAmount.seconds(30)
+    /// How long the gateway waits for the device's close frame after sending its own.
+    public var deviceLinkCloseTimeout = TimeAmount.seconds(5)
     /// The shortest time between two writes of delivery records (acks, discards). Acks are not urgent; gathering
     /// them turns thousands of tiny commits into a few large ones and leaves the store's one writer to the
     /// notifications providers are waiting on.

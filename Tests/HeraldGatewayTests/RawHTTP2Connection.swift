@@ -136,6 +136,7 @@ final class Collector: ChannelInboundHandler {
 
     private let promise: EventLoopPromise<ByteBuffer>
     private(set) var bytes = ByteBuffer()
+    private var finished = false
 
     init(promise: EventLoopPromise<ByteBuffer>) {
         self.promise = promise
@@ -147,6 +148,18 @@ final class Collector: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        finish()
+    }
+
+    /// With half-closure allowed, the server's FIN ends what it sends while the connection stays open.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case ChannelEvent.inputClosed = event { finish() }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    private func finish() {
+        guard !finished else { return }
+        finished = true
         promise.succeed(bytes)
     }
 

@@ -7,12 +7,17 @@ import Synchronization
 ///
 /// At most ``window`` notifications are in flight, so a device that never acknowledges costs a bounded
 /// amount of memory; the rest wait in the store and are read in order as acknowledgements arrive.
+///
+/// The link does no I/O and holds no task: when there is something to do it calls `wake` once, and the
+/// link's channel handler then takes ``nextStep()`` until it returns nil.
 final class DeviceLink: Sendable {
-    /// What the link's sender should do next.
+    /// What the link's channel handler should do next.
     enum Step {
         case send([StoredNotification])
         /// Read up to `limit` pending notifications after `after` from the store, then call ``fetched(_:limit:mark:sendable:)``.
         case fetch(after: Int64, limit: Int, mark: Int)
+        /// The link was closed by someone other than its handler: a newer link, or the gateway stopping.
+        case close(CloseReason)
     }
 
     /// Why a link stopped.
@@ -35,7 +40,8 @@ final class DeviceLink: Sendable {
         /// does not clear the backlog too early.
         var missed = 0
         var fetching = false
-        var waiter: CheckedContinuation<Void, Never>?
+        /// `wake` was called and the handler has not yet drained ``nextStep()`` to nil.
+        var awake = false
         var closeReason: CloseReason?
         var closed: Bool { closeReason != nil }
     }
@@ -43,72 +49,66 @@ final class DeviceLink: Sendable {
     let deviceID: String
     let window: Int
     private let state = Mutex(State())
+    private let wake: @Sendable () -> Void
 
-    init(deviceID: String, window: Int) {
+    /// - Parameter wake: Called (from any thread, never under the link's lock) when ``nextStep()`` has
+    ///   something new; not again until ``nextStep()`` has returned nil.
+    init(deviceID: String, window: Int, wake: @escaping @Sendable () -> Void) {
         self.deviceID = deviceID
         self.window = window
+        self.wake = wake
     }
 
     /// A notification for this device was committed; it is sent now if the link keeps up, else read later.
     func offer(_ notification: StoredNotification) {
         guard let id = notification.id else { return }
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard !state.closed, id > state.cursor else { return nil }
+        let wakeNow = state.withLock { state in
+            guard !state.closed, id > state.cursor else { return false }
             if state.backlog || state.inFlight.count >= window {
                 state.backlog = true
                 state.missed += 1
-                return nil
+                return false
             }
             state.inFlight[notification.uniqueID] = id
             state.cursor = id
             state.outbox.append(notification)
-            return state.takeWaiter()
+            return state.wakeOnce()
         }
-        waiter?.resume()
+        if wakeNow { wake() }
     }
 
     /// The device acknowledged `uniqueID`: its store id, or nil when it was not in flight on this link.
     func acknowledge(_ uniqueID: UUID) -> Int64? {
-        let (id, waiter): (Int64?, CheckedContinuation<Void, Never>?) = state.withLock { state in
+        let (id, wakeNow) = state.withLock { state in
             let id = state.inFlight.removeValue(forKey: uniqueID)
-            return (id, state.backlog ? state.takeWaiter() : nil)
+            if state.inFlight.isEmpty { state.inFlight = [:] }  // an idle link keeps no table
+            return (id, id != nil && state.backlog && !state.fetching && state.wakeOnce())
         }
-        waiter?.resume()
+        if wakeNow { wake() }
         return id
     }
 
-    /// Waits for the next thing to do; nil once the link is closed.
-    func next() async -> Step? {
-        while true {
-            let step: Step?? = state.withLock { state in
-                if state.closed { return .some(nil) }
-                if !state.outbox.isEmpty {
-                    defer { state.outbox = [] }
-                    return .send(state.outbox)
-                }
-                if state.backlog, !state.fetching, state.inFlight.count < window {
-                    state.fetching = true
-                    return .fetch(after: state.cursor, limit: window - state.inFlight.count, mark: state.missed)
-                }
-                return nil
+    /// The next thing to do, or nil when there is nothing until the next wake-up.
+    func nextStep() -> Step? {
+        state.withLock { state in
+            if let reason = state.closeReason { return .close(reason) }
+            if !state.outbox.isEmpty {
+                defer { state.outbox = [] }
+                return .send(state.outbox)
             }
-            if let step { return step }
-            await withCheckedContinuation { continuation in
-                let resumeNow = state.withLock { state in
-                    let ready = state.closed || !state.outbox.isEmpty
-                        || (state.backlog && !state.fetching && state.inFlight.count < window)
-                    if !ready { state.waiter = continuation }
-                    return ready
-                }
-                if resumeNow { continuation.resume() }
+            if state.backlog, !state.fetching, state.inFlight.count < window {
+                state.fetching = true
+                return .fetch(after: state.cursor, limit: window - state.inFlight.count, mark: state.missed)
             }
+            state.awake = false
+            return nil
         }
     }
 
     /// What a fetch read: the sendable ones are queued, the others only passed over (the caller discards
     /// them). The backlog is clear once a fetch comes back short and nothing was committed meanwhile.
     func fetched(_ notifications: [StoredNotification], limit: Int, mark: Int, sendable: (StoredNotification) -> Bool) {
-        state.withLock { state in
+        let wakeNow = state.withLock { state in
             state.fetching = false
             for notification in notifications {
                 guard let id = notification.id, id > state.cursor else { continue }
@@ -120,29 +120,35 @@ final class DeviceLink: Sendable {
             if notifications.count < limit, state.missed == mark {
                 state.backlog = false
             }
+            return state.wakeOnce()
         }
+        if wakeNow { wake() }
     }
 
-    /// A fetch failed: try again on the next wake-up.
+    /// A fetch failed: the next wake-up tries again.
     func fetchFailed() {
-        state.withLock { $0.fetching = false }
+        let wakeNow = state.withLock { state in
+            state.fetching = false
+            return state.wakeOnce()
+        }
+        if wakeNow { wake() }
     }
 
     /// Stops the link; the first reason given is the one that counts.
     func close(_ reason: CloseReason) {
-        let waiter = state.withLock { state in
-            if state.closeReason == nil { state.closeReason = reason }
-            return state.takeWaiter()
+        let wakeNow = state.withLock { state in
+            guard state.closeReason == nil else { return false }
+            state.closeReason = reason
+            return state.wakeOnce()
         }
-        waiter?.resume()
+        if wakeNow { wake() }
     }
-
-    var closeReason: CloseReason? { state.withLock { $0.closeReason } }
 }
 
 extension DeviceLink.State {
-    fileprivate mutating func takeWaiter() -> CheckedContinuation<Void, Never>? {
-        defer { waiter = nil }
-        return waiter
+    /// True when the caller must call `wake` (once per drain of ``DeviceLink/nextStep()``).
+    fileprivate mutating func wakeOnce() -> Bool {
+        defer { awake = true }
+        return !awake
     }
 }

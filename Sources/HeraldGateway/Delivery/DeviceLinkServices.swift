@@ -1,0 +1,114 @@
+import Foundation
+import HeraldStore
+import HeraldWire
+import Logging
+import NIOWebSocket
+
+/// What every device link shares (the store, the hub of online devices, the delivery recorder), and the
+/// work a link hands off its event loop because it needs the store.
+///
+/// A class, so that each link holds one pointer rather than a copy.
+final class DeviceLinkServices: Sendable {
+    let configuration: GatewayConfiguration
+    let store: any Store
+    let hub: DeviceHub
+    let recorder: DeliveryRecorder
+    let directory: Directory
+    let clock: any WallClock
+    let metrics: GatewayMetrics
+    let logger: Logger
+
+    init(
+        configuration: GatewayConfiguration, store: any Store, hub: DeviceHub, recorder: DeliveryRecorder,
+        directory: Directory, clock: any WallClock, metrics: GatewayMetrics, logger: Logger
+    ) {
+        self.configuration = configuration
+        self.store = store
+        self.hub = hub
+        self.recorder = recorder
+        self.directory = directory
+        self.clock = clock
+        self.metrics = metrics
+        self.logger = logger
+    }
+
+    /// Checks the hello against the challenge's nonce and saves the device; returns its device id.
+    ///
+    /// - Throws: ``DeviceLinkStateMachine/Closing`` (1008) for a bad key or signature, ``StoreError`` when
+    ///   the device cannot be saved.
+    func authenticate(_ hello: DeviceLinkMessage.Hello, nonce: String) async throws -> String {
+        guard let (deviceID, publicKey) = DeviceIdentity.verify(hello, nonce: nonce) else {
+            throw DeviceLinkStateMachine.Closing(.policyViolation, "authentication failed: bad public key or signature")
+        }
+        let now = clock.now()
+        try await store.saveLinkedDevice(LinkedDevice(id: deviceID, publicKey: publicKey, firstSeenAt: now, lastSeenAt: now))
+        return deviceID
+    }
+
+    /// The answer to a `register` or `unregister` from the device `deviceID`.
+    func answer(_ request: DeviceLinkMessage, deviceID: String) async throws(StoreError) -> DeviceLinkMessage {
+        switch request {
+        case .register(let topic):
+            guard !topic.isEmpty, TopicSyntax.isValid(topic) else {
+                return .error(reason: "BadTopic", message: "\"\(topic)\" is not a bundle id such as com.example.app")
+            }
+            let device = try await store.register(
+                owner: deviceID, bundleID: topic, environment: configuration.environment, at: clock.now()
+            )
+            directory.remember(device)
+            return .registered(topic: topic, deviceToken: device.token.hex)
+        case .unregister(let topic):
+            guard var device = try await store.devices(owner: deviceID).first(where: { $0.topic == topic }) else {
+                return .error(reason: "NotRegistered", message: "this device has no registration for \(topic)")
+            }
+            let now = clock.now()
+            _ = try await store.retireDevice(device.token, as: .unregistered, at: now)
+            device.retiredAt = now
+            device.retirement = .unregistered
+            directory.remember(device)
+            return .unregistered(topic: topic, deviceToken: device.token.hex)
+        default:
+            preconditionFailure("\(request.typeName) is not a request")
+        }
+    }
+
+    /// Reads the link's next pending notifications from the store and hands them to it; those expired
+    /// meanwhile are discarded. After a failed read the link waits a second before it tries again.
+    func fetchPending(for link: DeviceLink, after: Int64, limit: Int, mark: Int) async {
+        let rows: [StoredNotification]
+        do {
+            rows = try await store.pendingNotifications(deviceID: link.deviceID, after: after, limit: limit)
+        } catch {
+            logger.error("cannot read pending notifications", metadata: ["error": "\(error.message)"])
+            try? await Task.sleep(for: .seconds(1))
+            link.fetchFailed()
+            return
+        }
+        let now = clock.now()
+        var expired: [Int64] = []
+        link.fetched(rows, limit: limit, mark: mark) { notification in
+            guard notification.isExpired(at: now) else { return true }
+            if let id = notification.id { expired.append(id) }
+            return false
+        }
+        recorder.discarded(expired, reason: .expired)
+    }
+}
+
+extension StoredNotification {
+    var linkNotification: LinkNotification {
+        LinkNotification(
+            apnsID: apnsID,
+            uniqueID: uniqueID,
+            topic: topic,
+            bundleID: bundleID,
+            deviceToken: deviceToken.hex,
+            pushType: pushType,
+            priority: priority,
+            collapseID: collapseID,
+            expiration: expiration,
+            receivedAt: Int64((receivedAt.timeIntervalSince1970 * 1000).rounded(.down)),
+            payload: payload
+        )
+    }
+}
