@@ -53,7 +53,6 @@ final class RawHTTP2Connection: Sendable {
         }
     }
 
-    /// What the server sent so far, after waiting `delay`; the connection stays open.
     /// The bytes received once `condition` holds for them, or after `timeout` whatever arrived.
     func bytes(until condition: @escaping @Sendable (ByteBuffer) -> Bool, timeout: Duration = .seconds(10)) async throws -> ByteBuffer {
         let deadline = ContinuousClock.now + timeout
