@@ -2,7 +2,6 @@ import Crypto
 import Foundation
 import HeraldWire
 import NIOCore
-import NIOPosix
 
 /// A plain TCP connection to a `--plaintext` gateway's device port that speaks WebSocket byte by byte,
 /// so tests can be the device no client library would be: one that never answers a ping, sends unmasked
@@ -21,31 +20,15 @@ final class RawDeviceLink: Sendable {
         }
     }
 
-    private let channel: any Channel
-    private let received: EventLoopFuture<ByteBuffer>
-    private let collector: NIOLoopBound<Collector>
+    private let connection: RawTCPConnection
 
-    private init(channel: any Channel, received: EventLoopFuture<ByteBuffer>, collector: NIOLoopBound<Collector>) {
-        self.channel = channel
-        self.received = received
-        self.collector = collector
+    private init(connection: RawTCPConnection) {
+        self.connection = connection
     }
 
     static func connect(port: Int) async throws -> RawDeviceLink {
-        let promise = MultiThreadedEventLoopGroup.singleton.any().makePromise(of: ByteBuffer.self)
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .channelOption(.allowRemoteHalfClosure, value: true)  // to answer the gateway's close after its FIN
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(Collector(promise: promise))
-                }
-            }
-            .connect(host: "127.0.0.1", port: port)
-            .get()
-        let collector = try await channel.eventLoop.submit {
-            NIOLoopBound(try channel.pipeline.syncOperations.handler(type: Collector.self), eventLoop: channel.eventLoop)
-        }.get()
-        return RawDeviceLink(channel: channel, received: promise.futureResult, collector: collector)
+        // Half-closure allowed, to answer the gateway's close after its FIN.
+        RawDeviceLink(connection: try await RawTCPConnection.connect(port: port, halfClosure: true))
     }
 
     /// Connects, upgrades to a WebSocket at `path`, answers the challenge with `key` and waits for the welcome.
@@ -63,7 +46,7 @@ final class RawDeviceLink: Sendable {
     }
 
     func write(_ bytes: [UInt8]) async throws {
-        try await channel.writeAndFlush(channel.allocator.buffer(bytes: bytes))
+        try await connection.write(bytes)
     }
 
     /// Sends the upgrade request and waits for 101.
@@ -103,7 +86,7 @@ final class RawDeviceLink: Sendable {
 
     /// The frames received so far (after the HTTP response).
     func frames() async throws -> [Frame] {
-        Self.frames(in: try await channel.eventLoop.submit { self.collector.value.bytes }.get())
+        Self.frames(in: try await connection.bytesSoFar())
     }
 
     /// The first frame after the first `skip` that match `condition`, waiting up to `timeout` for it.
@@ -119,30 +102,16 @@ final class RawDeviceLink: Sendable {
 
     /// The bytes received once `condition` holds for them, or after `timeout` whatever arrived.
     func bytes(until condition: @escaping @Sendable (ByteBuffer) -> Bool, timeout: Duration = .seconds(5)) async throws -> ByteBuffer {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let bytes = try await channel.eventLoop.submit { self.collector.value.bytes }.get()
-            if condition(bytes) || ContinuousClock.now >= deadline { return bytes }
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        try await connection.bytes(until: condition, timeout: timeout)
     }
 
     /// True once the gateway closed its side of the connection, false if it is still open after `timeout`.
     func closed(within timeout: Duration) async throws -> Bool {
-        try await withThrowingTaskGroup(of: Bool.self) { group in
-            group.addTask { _ = try await self.received.get(); return true }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return false
-            }
-            let first = try await group.next() ?? false
-            group.cancelAll()
-            return first
-        }
+        try await connection.bytesUntilClosed(timeout: timeout) != nil
     }
 
     func close() async {
-        try? await channel.close()
+        await connection.close()
     }
 
     private static func headerEnd(in bytes: ByteBuffer) -> Int? {

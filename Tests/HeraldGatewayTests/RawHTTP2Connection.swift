@@ -1,66 +1,37 @@
 import Foundation
 import NIOCore
-import NIOPosix
 
 /// A TCP connection that writes HTTP/2 frames byte by byte, so tests can send what no well-behaved
 /// client library would: oversized frames, header floods, HPACK bombs, reset storms.
 final class RawHTTP2Connection: Sendable {
-    private let channel: any Channel
-    private let received: EventLoopFuture<ByteBuffer>
-    private let collector: NIOLoopBound<Collector>
+    private let connection: RawTCPConnection
 
-    private init(channel: any Channel, received: EventLoopFuture<ByteBuffer>, collector: NIOLoopBound<Collector>) {
-        self.channel = channel
-        self.received = received
-        self.collector = collector
+    private init(connection: RawTCPConnection) {
+        self.connection = connection
     }
 
     /// Connects with h2c prior knowledge and sends the preface and an empty SETTINGS frame.
     static func connect(port: Int) async throws -> RawHTTP2Connection {
-        let promise = MultiThreadedEventLoopGroup.singleton.any().makePromise(of: ByteBuffer.self)
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(Collector(promise: promise))
-                }
-            }
-            .connect(host: "127.0.0.1", port: port)
-            .get()
-        let collector = try await channel.eventLoop.submit {
-            NIOLoopBound(try channel.pipeline.syncOperations.handler(type: Collector.self), eventLoop: channel.eventLoop)
-        }.get()
-        let connection = RawHTTP2Connection(channel: channel, received: promise.futureResult, collector: collector)
+        let connection = RawHTTP2Connection(connection: try await RawTCPConnection.connect(port: port))
         try await connection.write(Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + frame(type: 0x4, flags: 0, stream: 0, payload: []))
         return connection
     }
 
     func write(_ bytes: [UInt8]) async throws {
-        try await channel.writeAndFlush(channel.allocator.buffer(bytes: bytes))
+        try await connection.write(bytes)
     }
 
-    /// Everything the server sent until it closed the connection, or nil if it is still open after `timeout`.
+    /// Everything the server sent until it closed the connection, or nil if it is still open after `timeout`
+    /// (the connection is then closed).
     func bytesUntilClosed(timeout: Duration = .seconds(5)) async throws -> ByteBuffer? {
-        try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
-            group.addTask { try await self.received.get() }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = try await group.next() ?? nil
-            group.cancelAll()
-            if first == nil { try? await channel.close() }
-            return first
-        }
+        let bytes = try await connection.bytesUntilClosed(timeout: timeout)
+        if bytes == nil { await connection.close() }
+        return bytes
     }
 
     /// The bytes received once `condition` holds for them, or after `timeout` whatever arrived.
     func bytes(until condition: @escaping @Sendable (ByteBuffer) -> Bool, timeout: Duration = .seconds(10)) async throws -> ByteBuffer {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let bytes = try await channel.eventLoop.submit { self.collector.value.bytes }.get()
-            if condition(bytes) || ContinuousClock.now >= deadline { return bytes }
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        try await connection.bytes(until: condition, timeout: timeout)
     }
 
     /// The HEADERS frames in `bytes`: stream id and the first byte of the header block.
@@ -127,42 +98,5 @@ final class RawHTTP2Connection: Sendable {
     static func requestHeaders(path: String) -> [UInt8] {
         // :method POST (static 3), :scheme http (static 6), :path literal, :authority literal.
         [0x83, 0x86] + literal(":path", path) + literal(":authority", "localhost")
-    }
-}
-
-final class Collector: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-
-    private let promise: EventLoopPromise<ByteBuffer>
-    private(set) var bytes = ByteBuffer()
-    private var finished = false
-
-    init(promise: EventLoopPromise<ByteBuffer>) {
-        self.promise = promise
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        var incoming = unwrapInboundIn(data)
-        bytes.writeBuffer(&incoming)
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        finish()
-    }
-
-    /// With half-closure allowed, the server's FIN ends what it sends while the connection stays open.
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if case ChannelEvent.inputClosed = event { finish() }
-        context.fireUserInboundEventTriggered(event)
-    }
-
-    private func finish() {
-        guard !finished else { return }
-        finished = true
-        promise.succeed(bytes)
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        context.close(promise: nil)
     }
 }
