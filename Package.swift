@@ -88,6 +88,7 @@ let package = Package(
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
             ]
@@ -182,9 +183,15 @@ for (name, folder) in [
     ))
 }
 
+// An app for the device daemon's tests (app code: Swift 5 language mode); tests find it in .build/debug.
+package.targets.append(.executableTarget(
+    name: "herald-test-app", dependencies: ["UserNotifications"], path: "Tests/Fixtures/TestApp",
+    swiftSettings: [.swiftLanguageMode(.v5)]
+))
+
 // App code (the Swift 5 test target and the examples) is compiled as iOS apps write it, without this
 // package's upcoming features.
-for target in package.targets where target.name != "UserNotificationsTestsSwift5" && !target.name.hasSuffix("Example") {
+for target in package.targets where target.name != "UserNotificationsTestsSwift5" && !target.name.hasSuffix("Example") && target.name != "herald-test-app" {
     var settings = target.swiftSettings ?? []
     settings.append(contentsOf: [
         .enableUpcomingFeature("ExistentialAny"),

@@ -11,36 +11,59 @@ import UserNotifications
 struct Device: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Be a device: register apps with a gateway and receive their notifications.",
-        subcommands: [Run.self, Unregister.self, DeviceSettings.self, DeviceLocation.self],
+        subcommands: [Run.self, Unregister.self, DeviceRespond.self, DeviceSettings.self, DeviceLocation.self],
         defaultSubcommand: Run.self
     )
 
     struct Run: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "run",
-            abstract: "Register the apps, then print each notification as it arrives (reconnecting when the link drops)."
+            abstract: "Run the device's notification daemon: the gateway link, every installed app's notifications, responses.",
+            discussion: """
+                Apps on this machine (installed with `herald apps install`) reach the daemon over \
+                DATA_DIR/device/daemon.sock; it schedules and presents their notifications, runs their service \
+                extensions and hands responses back, launching an app that does not run. With --gateway it \
+                registers the installed apps and every --topic with the gateway (reconnecting when the link drops).
+                """
         )
 
         @OptionGroup var link: DeviceLinkOptions
 
-        @Option(name: .customLong("topic"), help: "An app's bundle id; repeat for several apps.")
+        @Option(name: .customLong("topic"), help: "An app's bundle id to register besides the installed apps; repeat for several.")
         var topics: [String] = []
 
         @Flag(help: "One JSON object per line, for scripts.")
         var json = false
 
+        @Option(name: .customLong("extension-budget"), help: "Seconds a service extension may take before serviceExtensionTimeWillExpire().")
+        var extensionBudget: Double = 30
+
         func validate() throws {
-            if topics.isEmpty { throw ValidationError("name at least one app with --topic BUNDLE_ID") }
             try validateTopics(topics)
+            if !topics.isEmpty, link.gateway == nil { throw ValidationError("--topic registers apps with a gateway: add --gateway https://HOST:5223") }
+            guard extensionBudget > 0, extensionBudget <= 3600 else { throw ValidationError("--extension-budget takes seconds between 0 and 3600") }
         }
 
         func run() async throws {
-            let gatewayLink = try link.open()
+            var configuration = DeviceDaemonConfiguration(
+                dataDirectory: URL(fileURLWithPath: link.dataDirectory), link: try link.gateway.map { _ in try link.open() }
+            )
+            configuration.topics = topics
+            configuration.extensionBudget = .milliseconds(Int64(extensionBudget * 1000))
             let printer = DevicePrinter(json: json)
-            try await gatewayLink.run(topics: topics) { event in
-                printer.show(event)
-            } onDisconnect: { reason in
-                printer.warn("link to \(gatewayLink.url) closed (\(reason)); reconnecting")
+            let daemon: DeviceDaemon
+            do {
+                daemon = try DeviceDaemon(
+                    configuration: configuration, presenter: printer, prompt: TerminalAuthorizationPrompt(),
+                    report: { printer.show($0) }
+                )
+            } catch {
+                throw ValidationError("cannot open the notification store in \(link.dataDirectory): \(error)")
+            }
+            do {
+                try await daemon.run()
+            } catch let error as UNError {
+                throw ValidationError(error.localizedDescription)
             }
         }
     }
@@ -58,7 +81,10 @@ struct Device: AsyncParsableCommand {
         @Flag(help: "Print the result as JSON.")
         var json = false
 
-        func validate() throws { try validateTopics([topic]) }
+        func validate() throws {
+            try validateTopics([topic])
+            if link.gateway == nil { throw ValidationError("name the gateway: --gateway https://HOST:5223") }
+        }
 
         func run() async throws {
             let gatewayLink = try link.open()
@@ -96,15 +122,17 @@ struct Device: AsyncParsableCommand {
 /// The options every `herald device` command shares.
 struct DeviceLinkOptions: ParsableArguments {
     @Option(help: "The gateway's device port, e.g. https://localhost:5223.")
-    var gateway: String
+    var gateway: String?
 
     @Option(help: "PEM file of the CA to trust (the gateway's DATA_DIR/tls/ca.pem).")
     var ca: String?
 
-    @Option(name: .customLong("data-dir"), help: "Where the device keeps its key and what it has seen (default: $XDG_DATA_HOME/herald).")
-    var dataDirectory: String = DataDirectory.defaultPath
+    @Option(name: .customLong("data-dir"), help: "Where the device keeps its key, its apps and their notifications (default: $HERALD_DATA_DIR, else $XDG_DATA_HOME/herald).")
+    var dataDirectory: String = AppIdentity.dataDirectory().path
 
+    /// The link to `--gateway`. It keeps no journal of seen apns-ids: the daemon's inbox drops resends.
     func open() throws -> GatewayLink {
+        guard let gateway else { throw ValidationError("name the gateway: --gateway https://HOST:5223") }
         let directory = DataDirectory(path: dataDirectory).deviceDirectory
         let key: Crypto.P256.Signing.PrivateKey
         do {
@@ -115,15 +143,9 @@ struct DeviceLinkOptions: ParsableArguments {
         if let ca, !FileManager.default.isReadableFile(atPath: ca) {
             throw ValidationError("cannot read the CA certificate \(ca): no such file or not readable")
         }
-        let journal: DeliveryJournal
-        do {
-            journal = try DeliveryJournal(path: directory.appendingPathComponent("device.sqlite").path)
-        } catch {
-            throw ValidationError("cannot open the device journal in \(directory.path): \(error)")
-        }
         do {
             return try GatewayLink(
-                gateway: gateway, caPath: ca, key: key, journal: journal,
+                gateway: gateway, caPath: ca, key: key, journal: nil,
                 logger: Logger(label: "herald.device", factory: { _ in SwiftLogNoOpLogHandler() })
             )
         } catch {

@@ -4,7 +4,7 @@ import Synchronization
 import UserNotifications
 
 /// Shows what happens on a device: JSON lines for scripts, or a card per notification for people.
-final class DevicePrinter: Sendable {
+final class DevicePrinter: NotificationPresenter {
     private let json: Bool
     /// Tokens already announced, so a reconnect does not repeat them.
     private let announced = Mutex<[String: String]>([:])
@@ -13,10 +13,14 @@ final class DevicePrinter: Sendable {
         self.json = json
     }
 
-    func show(_ event: GatewayLinkEvent) {
+    func present(_ card: NotificationCard) {
+        printNow(json ? card.jsonLine : card.text)
+    }
+
+    func show(_ event: DeviceDaemonEvent) {
         switch event {
-        case .connected:
-            break
+        case .listening(let socket):
+            if !json { warn("apps reach this device at \(socket)") }
         case .registered(let topic, let token):
             let isNew = announced.withLock { announced in
                 defer { announced[topic] = token }
@@ -34,11 +38,31 @@ final class DevicePrinter: Sendable {
             } else {
                 printNow("unregistered \(topic) (\(token))")
             }
-        case .notification(let notification):
-            let card = NotificationCard(notification)
-            printNow(json ? card.jsonLine : card.text)
+        case .background(let apnsID, let bundleID, let payload):
+            if json {
+                emit(["event": .string("background"), "apnsID": .string(apnsID), "topic": .string(bundleID),
+                      "userInfo": (try? JSONValue.parse(payload)) ?? .null])
+            } else {
+                printNow("background push \(apnsID) for \(bundleID): handed to the app, not shown")
+            }
+        case .serviceExtension(let apnsID, let bundleID, let outcome):
+            if json {
+                emit(["event": .string("serviceExtension"), "apnsID": .string(apnsID), "topic": .string(bundleID), "outcome": .string(outcome)])
+            } else {
+                warn("service extension of \(bundleID) for \(apnsID): \(outcome)")
+            }
+        case .launched(let bundleID, let pid, let reason):
+            if json {
+                emit(["event": .string("launched"), "topic": .string(bundleID), "pid": .integer(Int64(pid)), "reason": .string(reason)])
+            } else {
+                warn("launched \(bundleID) (pid \(pid)) for a \(reason)")
+            }
         case .refused(let reason, let message):
             warn("the gateway refused: \(reason): \(message)")
+        case .linkClosed(let reason):
+            warn("link to the gateway closed (\(reason)); reconnecting")
+        case .problem(let message):
+            warn(message)
         }
     }
 

@@ -1,10 +1,16 @@
 import Foundation
 
 extension CenterRuntime {
-    /// The runtime of this process's app: `AppIdentity.current()`, the machine's notification store, a terminal
-    /// prompt and presenter. A store that cannot be opened leaves every call failing with `notificationsNotAllowed`.
+    /// The runtime of this process's app: the device daemon's, when one listens on `DATA_DIR/device/daemon.sock`;
+    /// else in-process: `AppIdentity.current()`, the machine's notification store, a terminal prompt and
+    /// presenter. A store that cannot be opened leaves every call failing with `notificationsNotAllowed`.
     package static func standard(environment: [String: String] = ProcessInfo.processInfo.environment) -> CenterRuntime {
         let identity = AppIdentity.current(environment: environment)
+        let socket = DaemonSocket.path(dataDirectory: identity.dataDirectory)
+        if DaemonSocket.isListening(at: socket) {
+            // The device daemon runs: it schedules, presents and routes for every app.
+            return CenterRuntime(bundleID: identity.bundleIdentifier, engine: .success(DaemonClient(path: socket)))
+        }
         let engine: Result<any NotificationEngine, UNError>
         do {
             let store = try NotificationStore(path: identity.storePath)

@@ -33,22 +33,55 @@ package final class CenterRuntime: Sendable {
         (queue, jobs) = AsyncStream.makeStream(of: Job.self)
     }
 
-    /// Starts the serial queue and the scheduler (once). `present` decides how a fired notification is shown.
+    /// Starts the serial queue and, for an in-process engine, the scheduler (once). `handlers` decide how a
+    /// fired notification is shown and take responses and background pushes (from the device daemon).
+    package func start(handlers: AppEventHandlers) {
+        guard startQueue() else { return }
+        if let daemon {
+            daemon.setHandlers(handlers)
+        } else {
+            startScheduler { await handlers.willPresent($0.notification) }
+        }
+    }
+
+    /// Starts the serial queue and the scheduler (once); `present` decides how a fired notification is shown.
+    /// The device daemon's runtime, which fires every app's requests.
     package func start(present: @escaping @Sendable (LocalEngine.Fired) async -> UNNotificationPresentationOptions) {
-        guard state.withLock({ state in defer { state.started = true }; return !state.started }) else { return }
+        guard startQueue() else { return }
+        startScheduler(present: present)
+    }
+
+    /// Starts the serial queue; false when it already runs.
+    private func startQueue() -> Bool {
+        guard state.withLock({ state in defer { state.started = true }; return !state.started }) else { return false }
         let queue = self.queue
         Task.detached {
             for await job in queue { await job() }
         }
-        guard case .success(let engine) = engine else { return }
+        return true
+    }
+
+    private func startScheduler(present: @escaping @Sendable (LocalEngine.Fired) async -> UNNotificationPresentationOptions) {
+        guard case .success(let engine) = engine, let scheduler = engine as? any NotificationScheduler else { return }
         Task.detached { [self] in
-            await schedule(engine, present: present)
+            await schedule(scheduler, present: present)
         }
         if let location {
             Task.detached { [self] in
-                await follow(location, engine, present: present)
+                await follow(location, scheduler, present: present)
             }
         }
+    }
+
+    /// The device daemon this app talks to, if one ran when the app started.
+    package var daemon: DaemonClient? {
+        if case .success(let engine) = engine { engine as? DaemonClient } else { nil }
+    }
+
+    /// Tells the device daemon (if any) what the app handles now, in order with the app's other calls.
+    package func attach(delegate: Bool, remoteNotifications: Bool) {
+        guard let daemon else { return }
+        jobs.yield { try? await daemon.attach(delegate: delegate, remoteNotifications: remoteNotifications) }
     }
 
     /// Runs `body` on the serial queue and returns its result.
@@ -102,7 +135,7 @@ package final class CenterRuntime: Sendable {
 
     /// Feeds each new location to the engine; location requests that were entered or left fire.
     private func follow(
-        _ location: SimulatedLocation, _ engine: any NotificationEngine,
+        _ location: SimulatedLocation, _ engine: any NotificationScheduler,
         present: @escaping @Sendable (LocalEngine.Fired) async -> UNNotificationPresentationOptions
     ) async {
         var lastSet: Date?
@@ -110,7 +143,7 @@ package final class CenterRuntime: Sendable {
         while !Task.isCancelled {
             if let (coordinate, setAt) = location.current(), setAt != lastSet {
                 lastSet = setAt
-                let fired = (try? await perform { engine throws(UNError) in try await engine.updateLocation(coordinate, now: Date(), app: app) }) ?? []
+                let fired = (try? await perform { _ throws(UNError) in try await engine.updateLocation(coordinate, now: Date(), app: app) }) ?? []
                 await deliver(fired, engine, present: present)
             }
             try? await Task.sleep(for: .seconds(1))
@@ -119,19 +152,19 @@ package final class CenterRuntime: Sendable {
 
     /// Asks how to present each fired notification, then completes them all in one job.
     private func deliver(
-        _ fired: [LocalEngine.Fired], _ engine: any NotificationEngine,
+        _ fired: [LocalEngine.Fired], _ engine: any NotificationScheduler,
         present: @escaping @Sendable (LocalEngine.Fired) async -> UNNotificationPresentationOptions
     ) async {
         guard !fired.isEmpty else { return }
         var decided: [(LocalEngine.Fired, UNNotificationPresentationOptions)] = []
         for item in fired { decided.append((item, await present(item))) }
         let batch = decided
-        try? await perform { engine throws(UNError) in
+        try? await perform { _ throws(UNError) in
             for (item, options) in batch { try await engine.complete(item, options: options) }
         }
     }
 
-    private func schedule(_ engine: any NotificationEngine, present: @escaping @Sendable (LocalEngine.Fired) async -> UNNotificationPresentationOptions) async {
+    private func schedule(_ engine: any NotificationScheduler, present: @escaping @Sendable (LocalEngine.Fired) async -> UNNotificationPresentationOptions) async {
         var timeZone = TimeZone.current.identifier
         let app = firesFor
         while !Task.isCancelled {
@@ -139,20 +172,20 @@ package final class CenterRuntime: Sendable {
             NSTimeZone.resetSystemTimeZone()
             if TimeZone.current.identifier != timeZone {
                 timeZone = TimeZone.current.identifier
-                try? await perform { engine throws(UNError) in try await engine.reschedule(now: Date(), calendar: .current, app: app) }
+                try? await perform { _ throws(UNError) in try await engine.reschedule(now: Date(), calendar: .current, app: app) }
             }
-            let fired = (try? await perform { engine throws(UNError) in try await engine.tick(now: Date(), app: app) }) ?? []
+            let fired = (try? await perform { _ throws(UNError) in try await engine.tick(now: Date(), app: app) }) ?? []
             await deliver(fired, engine, present: present)
-            let upcoming = (try? await perform { engine throws(UNError) in try await engine.nextFireDate(app: app) }) ?? nil
+            let upcoming = (try? await perform { _ throws(UNError) in try await engine.nextFireDate(app: app) }) ?? nil
             guard let next = upcoming, next.timeIntervalSinceNow <= Self.readAhead else {
                 // Wake shortly before the next fire date, and at least every minute in case the wall clock changed.
                 await sleep(min(max((upcoming?.timeIntervalSinceNow ?? 60) - Self.readAhead, 0.001), 60))
                 continue
             }
             // Read (and decode) what falls due ahead of time, so a thousand requests due at one second fire on it.
-            let prepared = (try? await perform { engine throws(UNError) in try await engine.prepare(dueBy: next, app: app) }) ?? []
+            let prepared = (try? await perform { _ throws(UNError) in try await engine.prepare(dueBy: next, app: app) }) ?? []
             await sleep(max(next.timeIntervalSinceNow, 0))
-            let settled = (try? await perform { engine throws(UNError) in try await engine.settle(prepared, now: Date()) }) ?? []
+            let settled = (try? await perform { _ throws(UNError) in try await engine.settle(prepared, now: Date()) }) ?? []
             await deliver(settled, engine, present: present)
         }
     }

@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 
 /// The app's notification center: authorization, scheduling, and the app's pending and delivered notifications.
 ///
@@ -16,6 +17,7 @@ public import Foundation
 public final class UNUserNotificationCenter: NSObject, Sendable {
     package let runtime: CenterRuntime
     private let delegateBox = DelegateBox()
+    let remoteNotificationHandler = Mutex<RemoteNotificationHandler?>(nil)
 
     package init(runtime: CenterRuntime) {
         self.runtime = runtime
@@ -32,16 +34,20 @@ public final class UNUserNotificationCenter: NSObject, Sendable {
 
     /// Starts the serial queue and the scheduler (missed one-shot triggers fire now).
     package func start() {
-        runtime.start { [weak self] fired in
-            await self?.presentationOptions(for: fired) ?? []
-        }
+        runtime.start(handlers: AppEventHandlers(
+            willPresent: { [weak self] notification in await self?.presentationOptions(for: notification) ?? [] },
+            event: { [weak self] event in await self?.handle(event) }
+        ))
     }
 
     /// Asked about notifications that arrive while the app runs (`willPresent`) and told of responses.
     /// Held weakly, as on iOS: keep your delegate alive.
     public var delegate: (any UNUserNotificationCenterDelegate)? {
         get { delegateBox.delegate }
-        set { delegateBox.delegate = newValue }
+        set {
+            delegateBox.delegate = newValue
+            attachToDaemon()
+        }
     }
 
     /// Content extensions are supported.
@@ -220,15 +226,16 @@ public final class UNUserNotificationCenter: NSObject, Sendable {
     private func addJob(_ record: RequestRecord) -> @Sendable (any NotificationEngine) async throws(UNError) -> Void {
         let bundleID = runtime.bundleID
         return { [weak self] engine throws(UNError) in
-            guard let fired = try await engine.add(record, of: bundleID, now: Date()) else { return }
-            let options = await self?.presentationOptions(for: fired) ?? []
-            try await engine.complete(fired, options: options)
+            guard let fired = try await engine.add(record, of: bundleID, now: Date()),
+                  let scheduler = engine as? any NotificationScheduler else { return }
+            let options = await self?.presentationOptions(for: fired.notification) ?? []
+            try await scheduler.complete(fired, options: options)
         }
     }
 
     /// The app runs (this is its process), so its delegate decides; without one, nothing is presented.
-    private func presentationOptions(for fired: LocalEngine.Fired) async -> UNNotificationPresentationOptions {
+    private func presentationOptions(for notification: NotificationRecord) async -> UNNotificationPresentationOptions {
         guard let delegate = delegateBox.delegate else { return [] }
-        return await delegate.userNotificationCenter(self, willPresent: fired.notification.notification)
+        return await delegate.userNotificationCenter(self, willPresent: notification.notification)
     }
 }

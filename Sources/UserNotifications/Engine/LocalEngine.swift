@@ -11,6 +11,15 @@ package actor LocalEngine {
         package var notification: NotificationRecord
         /// How long after its fire date it fired.
         package var lateness: TimeInterval
+        /// The apns-id of a remote notification; completing it closes its inbox entry.
+        package var apnsID: String?
+
+        package init(bundleID: String, notification: NotificationRecord, lateness: TimeInterval, apnsID: String? = nil) {
+            self.bundleID = bundleID
+            self.notification = notification
+            self.lateness = lateness
+            self.apnsID = apnsID
+        }
     }
 
     /// A due request read ahead of its fire date.
@@ -220,6 +229,7 @@ package actor LocalEngine {
         let request = fired.notification.request
         guard settings.allowsDelivery else {
             files.release(request.content.attachments)
+            if let apnsID = fired.apnsID { try storing { try store.closeInbox(apnsID) } }
             return
         }
         let listed = !options.isDisjoint(with: [.list, .alert]) && settings.notificationCenterSetting != .disabled
@@ -228,11 +238,12 @@ package actor LocalEngine {
             releaseAttachments(of: replaced.request, keeping: request, in: files)
         }
         if listed {
-            try storing { try store.deliver(fired.notification, of: fired.bundleID) }
+            try storing { try store.deliver(fired.notification, of: fired.bundleID, closingInbox: fired.apnsID) }
         } else {
             files.release(request.content.attachments)
+            if let apnsID = fired.apnsID { try storing { try store.closeInbox(apnsID) } }
         }
-        if shown { presenter.present(NotificationCard(fired.notification, bundleID: fired.bundleID)) }
+        if shown { presenter.present(NotificationCard(fired.notification, bundleID: fired.bundleID, apnsID: fired.apnsID)) }
         if options.contains(.badge), settings.badgeSetting != .disabled, let badge = request.content.badge {
             try storing { try store.setBadge(badge, of: fired.bundleID) }
         }

@@ -2,10 +2,11 @@ package import CoreLocation
 package import Foundation
 
 /// What the `UNUserNotificationCenter` facade needs from an engine. ``LocalEngine`` runs in the app's own
-/// process (the embedded default); the device daemon will offer the same operations over a local socket.
+/// process when no device daemon runs; ``DaemonClient`` makes the same calls over the daemon's socket.
 package protocol NotificationEngine: Sendable {
     func settings(of bundleID: String) async throws(UNError) -> SettingsRecord
     func requestAuthorization(of bundleID: String, options: UNAuthorizationOptions) async throws(UNError) -> Bool
+    /// Adds a request; one without a trigger that this engine fires here comes back for presentation.
     func add(_ request: RequestRecord, of bundleID: String, now: Date) async throws(UNError) -> LocalEngine.Fired?
     func pending(of bundleID: String) async throws(UNError) -> [RequestRecord]
     func removePending(of bundleID: String, identifiers: [String]?) async throws(UNError)
@@ -14,9 +15,12 @@ package protocol NotificationEngine: Sendable {
     func categories(of bundleID: String) async throws(UNError) -> [CategoryRecord]
     func setCategories(_ categories: [CategoryRecord], of bundleID: String) async throws(UNError)
     func setBadge(_ count: Int, of bundleID: String) async throws(UNError)
+}
 
-    /// The scheduler's side: when to wake, what is due, what a location change fires, and delivering it —
-    /// for one app (`app`: an app's own process) or every app (`app` nil: the device daemon).
+/// The scheduler's side of an engine that fires requests itself: when to wake, what is due, what a location
+/// change fires, and delivering it — for one app (`app`: an app's own process) or every app (`app` nil: the
+/// device daemon).
+package protocol NotificationScheduler: NotificationEngine {
     func nextFireDate(app: String?) async throws(UNError) -> Date?
     func tick(now: Date, app: String?) async throws(UNError) -> [LocalEngine.Fired]
     func prepare(dueBy date: Date, app: String?) async throws(UNError) -> [LocalEngine.Prepared]
@@ -27,4 +31,4 @@ package protocol NotificationEngine: Sendable {
     func reschedule(now: Date, calendar: Calendar, app: String?) async throws(UNError)
 }
 
-extension LocalEngine: NotificationEngine {}
+extension LocalEngine: NotificationScheduler {}

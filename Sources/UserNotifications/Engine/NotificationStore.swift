@@ -4,7 +4,7 @@ import GRDB
 /// The notification state of every app on the machine, in one SQLite file: pending requests with their next
 /// fire date, delivered notifications, categories, settings and badges. Keyed by bundle id.
 package final class NotificationStore: Sendable {
-    private let database: DatabaseQueue
+    let database: DatabaseQueue
     /// Set when the file was unreadable and moved aside: where it went.
     package let movedAside: String?
 
@@ -50,6 +50,7 @@ package final class NotificationStore: Sendable {
                     PRIMARY KEY (bundle_id, identifier));
                 """)
         }
+        registerDaemonTables(in: &migrator)
         try migrator.migrate(database)
         return database
     }
@@ -282,10 +283,12 @@ package final class NotificationStore: Sendable {
         }
     }
 
-    /// Adds or replaces (same identifier) a delivered notification; a replaced one moves to the top.
-    package func deliver(_ notification: NotificationRecord, of bundleID: String) throws {
+    /// Adds or replaces (same identifier) a delivered notification; a replaced one moves to the top. A remote
+    /// notification's inbox entry (`closingInbox`: its apns-id) is closed in the same transaction.
+    package func deliver(_ notification: NotificationRecord, of bundleID: String, closingInbox apnsID: String? = nil) throws {
         let text = try Self.encode(notification)
         try database.write { db in
+            if let apnsID { try Self.closeInbox(apnsID, in: db) }
             try db.execute(sql: "DELETE FROM delivered WHERE bundle_id = ? AND identifier = ?",
                            arguments: [bundleID, notification.request.identifier])
             try db.execute(sql: "INSERT INTO delivered (bundle_id, identifier, notification, delivered_at) VALUES (?, ?, ?, ?)",
@@ -345,13 +348,13 @@ package final class NotificationStore: Sendable {
         )
     }
 
-    private static func encode(_ value: some Encodable) throws -> String {
+    static func encode(_ value: some Encodable) throws -> String {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .secondsSince1970
         return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 
-    private static func decode<Value: Decodable>(_ type: Value.Type, _ text: String) throws -> Value {
+    static func decode<Value: Decodable>(_ type: Value.Type, _ text: String) throws -> Value {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .secondsSince1970
         return try decoder.decode(type, from: Data(text.utf8))

@@ -10,13 +10,23 @@ import Synchronization
 
 /// What happens on a device's link to its gateway.
 package enum GatewayLinkEvent: Sendable {
-    case connected(deviceID: String)
+    /// Authenticated; `sender` sends further requests (registrations) on this connection.
+    case connected(deviceID: String, sender: GatewayLinkSender)
     case registered(topic: String, deviceToken: String)
     case unregistered(topic: String, deviceToken: String)
     /// A notification seen for the first time (duplicates are acknowledged and dropped before this).
     case notification(LinkNotification)
     /// The gateway refused a request; the link stays open.
     case refused(reason: String, message: String)
+}
+
+/// Sends requests on one link connection (until it closes).
+package struct GatewayLinkSender: Sendable {
+    fileprivate let write: @Sendable (DeviceLinkMessage) async throws -> Void
+
+    package func send(_ message: DeviceLinkMessage) async throws {
+        try await write(message)
+    }
 }
 
 /// Why a link session ended.
@@ -30,16 +40,18 @@ package struct GatewayLink: Sendable {
     package let url: String
     private let tls: TLSConfiguration?
     private let key: P256.Signing.PrivateKey
-    private let journal: DeliveryJournal
+    private let journal: DeliveryJournal?
     private let logger: Logger
 
     /// - Parameters:
     ///   - gateway: `https://HOST:PORT` (or `wss://`, `ws://`, `http://`) of the gateway's device port.
     ///   - caPath: A PEM file of the CA to trust (the gateway's `DATA_DIR/tls/ca.pem`); nil trusts the system's.
+    ///   - journal: Where seen apns-ids are remembered to drop resends; nil when the handler does that itself
+    ///     (the device daemon's inbox).
     ///   - tls: A client TLS configuration to use instead of one built from `caPath` (benchmarks that skip
     ///     host name checks to reach one gateway on several loopback addresses).
     package init(
-        gateway: String, caPath: String?, key: P256.Signing.PrivateKey, journal: DeliveryJournal, logger: Logger,
+        gateway: String, caPath: String?, key: P256.Signing.PrivateKey, journal: DeliveryJournal?, logger: Logger,
         tls: TLSConfiguration? = nil
     ) throws {
         guard var components = URLComponents(string: gateway), let scheme = components.scheme?.lowercased(), components.host != nil else {
@@ -98,7 +110,8 @@ package struct GatewayLink: Sendable {
             guard case .challenge(let nonce)? = try await next() else { return }
             try await send(.hello(try DeviceIdentity.hello(answering: nonce, with: key)))
             guard case .welcome(let deviceID)? = try await next() else { return }
-            guard try await handler(.connected(deviceID: deviceID)) else { return }
+            let sender = GatewayLinkSender { message in try await outbound.write(.text(message.encoded())) }
+            guard try await handler(.connected(deviceID: deviceID, sender: sender)) else { return }
             for request in requests { try await send(request) }
             while let message = try await next() {
                 let keepGoing: Bool
@@ -108,7 +121,7 @@ package struct GatewayLink: Sendable {
                 case .unregistered(let topic, let token):
                     keepGoing = try await handler(.unregistered(topic: topic, deviceToken: token))
                 case .notification(let notification):
-                    let first = try journal.firstSighting(of: APNsID.format(notification.apnsID))
+                    let first = try journal?.firstSighting(of: APNsID.format(notification.apnsID)) ?? true
                     keepGoing = first ? try await handler(.notification(notification)) : true
                     try await send(.ack(uniqueID: notification.uniqueID))
                 case .error(let reason, let message):
@@ -127,8 +140,9 @@ package struct GatewayLink: Sendable {
     }
 
     /// Sessions until cancelled, reconnecting after a dropped link with backoff (0.2 s doubling to 5 s).
+    /// `topics` is asked on each connection: the apps to register then.
     package func run(
-        topics: [String],
+        topics: @escaping @Sendable () -> [String],
         handler: @escaping @Sendable (GatewayLinkEvent) async throws -> Void,
         onDisconnect: @escaping @Sendable (String) async -> Void
     ) async throws {
@@ -137,7 +151,7 @@ package struct GatewayLink: Sendable {
             let connected = Mutex(false)
             let reason: String
             do {
-                reason = try await session(requests: topics.map { .register(topic: $0) }) { event in
+                reason = try await session(requests: topics().map { .register(topic: $0) }) { event in
                     if case .connected = event { connected.withLock { $0 = true } }
                     try await handler(event)
                     return true

@@ -104,12 +104,12 @@ extension NotificationCard {
         )
     }
 
-    /// A local notification of `bundleID`.
-    package init(_ notification: NotificationRecord, bundleID: String) {
+    /// A notification of `bundleID` as the engine delivers it (`apnsID`: a remote one's).
+    package init(_ notification: NotificationRecord, bundleID: String, apnsID: String? = nil) {
         let content = notification.request.content
         let nonEmpty = { (text: String) in text.isEmpty ? nil : text }
         self.init(
-            identifier: notification.request.identifier, topic: bundleID, title: nonEmpty(content.title),
+            apnsID: apnsID, identifier: notification.request.identifier, topic: bundleID, title: nonEmpty(content.title),
             subtitle: nonEmpty(content.subtitle), body: nonEmpty(content.body), badge: content.badge.map(Int64.init),
             sound: content.sound.map { $0.name ?? ($0.isCritical ? "default (critical)" : "default") },
             categoryIdentifier: nonEmpty(content.categoryIdentifier), threadIdentifier: nonEmpty(content.threadIdentifier),

@@ -1,0 +1,98 @@
+package import Foundation
+
+/// One line of the local socket between the device daemon and an app (or `herald device respond`): a JSON
+/// object per line. `docs/device-daemon.md` describes the protocol.
+///
+/// Apps call the daemon (`call` → `result` or `failure`, matched by `id`); the daemon asks apps
+/// (`ask` → `answer`, matched by `id`). The app's bundle id never travels: the daemon knows it from the
+/// connection's peer credentials.
+package enum DaemonMessage: Codable, Sendable {
+    case call(id: Int, call: DaemonCall)
+    case result(id: Int, result: DaemonResult)
+    case failure(id: Int, code: Int, message: String)
+    case ask(id: Int, question: DaemonQuestion)
+    case answer(id: Int, options: UInt)
+
+    package func encodedLine() throws -> Data {
+        var data = try JSONEncoder.daemon.encode(self)
+        data.append(UInt8(ascii: "\n"))
+        return data
+    }
+
+    package static func decode(_ line: Data) throws -> DaemonMessage {
+        try JSONDecoder.daemon.decode(DaemonMessage.self, from: line)
+    }
+}
+
+/// What an app asks of the daemon: the `UNUserNotificationCenter` calls, made for the calling app.
+package enum DaemonCall: Codable, Sendable {
+    case settings
+    case requestAuthorization(options: UInt)
+    case add(request: RequestRecord)
+    case pending
+    case removePending(identifiers: [String]?)
+    case delivered
+    case removeDelivered(identifiers: [String]?)
+    case categories
+    case setCategories(categories: [CategoryRecord])
+    case setBadge(count: Int)
+    case registerForRemoteNotifications
+    /// What the app handles now: `willPresent` and responses (a delegate is set), background pushes.
+    case attach(delegate: Bool, remoteNotifications: Bool)
+    /// The person's response to a delivered notification (`herald device respond`; the `herald` binary only).
+    case respond(RespondRequest)
+}
+
+/// `herald device respond`: which notification, which action, what text.
+package struct RespondRequest: Codable, Sendable, Hashable {
+    /// The app; nil when the identifier names one delivered notification of any app.
+    package var bundleID: String?
+    package var identifier: String
+    /// An action of the notification's category, `open` (the default action) or `dismiss`.
+    package var action: String
+    package var text: String?
+
+    package init(bundleID: String?, identifier: String, action: String, text: String?) {
+        self.bundleID = bundleID
+        self.identifier = identifier
+        self.action = action
+        self.text = text
+    }
+}
+
+/// The daemon's answer to a call.
+package enum DaemonResult: Codable, Sendable {
+    case done
+    case granted(Bool)
+    case settings(SettingsRecord)
+    case requests([RequestRecord])
+    case notifications([NotificationRecord])
+    case categories([CategoryRecord])
+    case deviceToken(String)
+    /// What became of a response: the app and action it went to, and whether the app was launched for it.
+    case responded(bundleID: String, actionIdentifier: String, delivery: String)
+}
+
+/// What the daemon asks an app.
+package enum DaemonQuestion: Codable, Sendable {
+    /// A notification arrived while the app runs: how should it be presented? (answer: presentation options)
+    case willPresent(NotificationRecord)
+    /// A response or background push; answered once the app's handler has run.
+    case event(AppEventRecord)
+}
+
+extension JSONEncoder {
+    static var daemon: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        return encoder
+    }
+}
+
+extension JSONDecoder {
+    static var daemon: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        return decoder
+    }
+}

@@ -1,0 +1,100 @@
+import ArgumentParser
+import Foundation
+import HeraldClient
+import HeraldWire
+import Synchronization
+
+/// Provider → presented latency through the device daemon: `herald device --json` runs as a child, and each
+/// notification is timed from just before its request is sent to the moment the daemon prints it as presented.
+struct Presented: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Provider → presented latency through `herald device` (the daemon), with or without a service extension."
+    )
+
+    @OptionGroup var provider: ProviderOptions
+
+    @Option(help: "The herald binary that runs the daemon.")
+    var herald: String
+
+    @Option(name: .customLong("device-gateway"), help: "The gateway's device port, e.g. https://localhost:5223.")
+    var deviceGateway: String
+
+    @Option(name: .customLong("data-dir"), help: "The device's data dir: the app installed and allowed there.")
+    var dataDirectory: String
+
+    @Option(help: "Notifications to time, sent one after another.")
+    var count = 200
+
+    @Option(help: "Milliseconds between sends.")
+    var interval = 20
+
+    @Flag(name: .customLong("mutable-content"), help: "Send mutable-content: 1, so the app's service extension runs for each.")
+    var mutableContent = false
+
+    func run() async throws {
+        let daemon = Process()
+        daemon.executableURL = URL(fileURLWithPath: herald)
+        daemon.arguments = ["device", "--gateway", deviceGateway, "--data-dir", dataDirectory, "--json"] + (provider.ca.map { ["--ca", $0] } ?? [])
+        let output = Pipe()
+        daemon.standardOutput = output
+        daemon.standardError = FileHandle.nullDevice
+        let presented = Locked<[String: ContinuousClock.Instant]>([:])
+        let token = Locked<String?>(nil)
+        let topic = provider.topic
+        // A thread of its own reads the daemon's lines, so the time a line is read is not held up by the sender.
+        let reader = Thread {
+            var pending = Data()
+            while true {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { return }
+                pending.append(chunk)
+                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                    let now = ContinuousClock.now
+                    let line = pending[pending.startIndex..<newline]
+                    pending = Data(pending[pending.index(after: newline)...])
+                    guard let event = try? JSONValue.parse(Data(line)) else { continue }
+                    switch event["event"]?.stringValue {
+                    case "notification":
+                        if let apnsID = event["apnsID"]?.stringValue { presented.withLock { $0[apnsID] = now } }
+                    case "registered" where event["topic"]?.stringValue == topic:
+                        token.withLock { $0 = event["deviceToken"]?.stringValue }
+                    default:
+                        break
+                    }
+                }
+            }
+        }
+        try daemon.run()
+        reader.start()
+        defer { daemon.terminate() }
+
+        var deviceToken: String?
+        for _ in 0..<1000 where deviceToken == nil {
+            try await Task.sleep(for: .milliseconds(10))
+            deviceToken = token.withLock { $0 }
+        }
+        guard let deviceToken else { throw BenchError("the daemon did not register \(topic) within 10 s") }
+        let pool = try await ProviderPool.open(provider, warmUpToken: deviceToken)
+        var sent: [String: ContinuousClock.Instant] = [:]
+        for index in 0..<count {
+            let apnsID = UUID().uuidString.lowercased()
+            let aps = mutableContent ? #""alert":{"title":"Episode \#(index)","body":"Out now"},"mutable-content":1"#
+                : #""alert":{"title":"Episode \#(index)","body":"Out now"}"#
+            let body = Data(#"{"aps":{\#(aps)},"podcast-guest":"Guest \#(index)"}"#.utf8)
+            let start = ContinuousClock.now
+            let response = try await pool.send(token: deviceToken, apnsID: apnsID, body: body)
+            guard response.status == 200 else { throw BenchError("a notification got \(response.status) \(response.reason?.rawValue ?? "")") }
+            sent[apnsID] = start
+            try await Task.sleep(for: .milliseconds(interval))
+        }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while presented.withLock({ $0.count }) < count + 1, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        await pool.close()
+        let arrivals = presented.withLock { $0 }
+        let latencies = sent.compactMap { apnsID, start in arrivals[apnsID].map { $0 - start } }
+        let mode = mutableContent ? "with the service extension" : "without a service extension"
+        print("presented \(latencies.count)/\(count) \(mode): \(Percentiles(latencies).summary)")
+    }
+}
