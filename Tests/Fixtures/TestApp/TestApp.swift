@@ -1,9 +1,9 @@
 // An app for the device daemon's tests, written as iOS app code is. It prints one JSON line per thing that
 // happens to it (to standard output, which the daemon sends to DATA_DIR/device/logs/BUNDLE_ID.log when it
 // launches the app). Arguments: `register` asks for a device token; `add ID` adds a notification with no trigger;
-// `schedule ID SECONDS` adds a time-interval request; `pending` and `delivered` print the app's pending requests and
-// delivered notifications; `steal ID` tries to answer another app's notification over the daemon socket;
-// `authorize` asks for permission; `wait SECONDS` stays that long (default 30).
+// `schedule ID SECONDS` adds a time-interval request; `pending` and `delivered` print the app's pending requests
+// and delivered notifications; `remove ID` removes a delivered one; `steal ID` tries to answer another app's
+// notification over the daemon socket; `authorize` asks for permission; `wait SECONDS` stays that long (default 30).
 // HERALD_TEST_PRESENT=none makes willPresent answer [] (default: banner, list, sound, badge).
 import Foundation
 import UserNotifications
@@ -111,6 +111,8 @@ struct TestApp {
                 } catch {
                     emit(["event": "stealRefused", "error": error.localizedDescription])
                 }
+            case "remove":
+                center.removeDeliveredNotifications(withIdentifiers: [arguments.removeFirst()])
             case "delivered":
                 let delivered = await center.deliveredNotifications()
                 emit(["event": "delivered", "identifiers": delivered.map(\.request.identifier),

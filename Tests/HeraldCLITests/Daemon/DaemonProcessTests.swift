@@ -29,6 +29,10 @@ import Testing
         #expect(delivered?["titles"] == .array([.string("Second")]))
         let settings = try await CommandRunTests.run(["device", "settings", "--app", DaemonFixture.app, "--json", "--data-dir", fixture.data])
         #expect(settings.output.contains(#""badgeCount":4"#), "\(settings.output)")
+
+        // The app removes it from the list.
+        let remover = try fixture.startApp(["remove", "order-7", "delivered", "wait", "0"])
+        #expect(await remover.waitForEvent("delivered")?["identifiers"] == .array([]), "\(remover.output)")
         try await fixture.stop()
     }
 
