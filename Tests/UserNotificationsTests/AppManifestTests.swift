@@ -170,6 +170,10 @@ import Testing
         #expect(noExecutable.code == .missingKey)
         #expect(noExecutable.message.contains("CFBundleExecutable"))
 
+        let xcodeSetting = try #require(try load(["CFBundleIdentifier": "$(PRODUCT_BUNDLE_IDENTIFIER)", "CFBundleExecutable": "X"]))
+        #expect(xcodeSetting.code == .invalidValue)
+        #expect(xcodeSetting.message.contains("an Xcode build setting that only Xcode expands; write the value itself, like com.example.app"))
+
         let pathExecutable = try #require(try load(["CFBundleIdentifier": "com.example.keys", "CFBundleExecutable": "../bin/x"]))
         #expect(pathExecutable.code == .invalidValue)
     }

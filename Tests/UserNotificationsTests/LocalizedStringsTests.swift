@@ -115,8 +115,10 @@ import Testing
         let bundle = try TemporaryDirectory()
         #expect(LocalizedStrings(bundleDirectory: bundle.url).string(forKey: "A") == nil)
         try write(Data("/* nothing yet */\n".utf8), "en", in: bundle.url)
+        try write(Data(), "Base", in: bundle.url)
         let strings = LocalizedStrings(bundleDirectory: bundle.url, preferredLanguages: ["en"])
-        #expect(strings.localizations == ["en"])
+        #expect(strings.localizations == ["en", "Base"])
         #expect(strings.problems.isEmpty)
+        #expect(strings.string(forKey: "A") == nil)
     }
 }

@@ -97,7 +97,7 @@ package struct AppManifest: Codable, Hashable, Sendable {
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: plugIns.path)
         } catch {
-            throw AppManifestError(.missingInfoPlist, file: plugIns, "cannot list \(plugIns.path): \(error.localizedDescription)", underlying: error)
+            throw AppManifestError(.unreadableBundle, file: plugIns, "cannot list \(plugIns.path): \(error.localizedDescription)", underlying: error)
         }
         return names.filter { $0.hasSuffix(".appex") }.sorted().compactMap { name in
             ResolvedPath.resolve(plugIns.appendingPathComponent(name, isDirectory: true)).flatMap { $0.hasDirectoryPath ? $0 : nil }

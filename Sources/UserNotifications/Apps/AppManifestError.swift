@@ -13,7 +13,7 @@ package struct AppManifestError: Error, CustomStringConvertible, Sendable {
     /// The kind of problem; compare with the static constants.
     package struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: String, Hashable, Sendable {
-            case missingInfoPlist, notAPropertyList, missingKey, invalidValue, executableNotFound
+            case missingInfoPlist, unreadableBundle, notAPropertyList, missingKey, invalidValue, executableNotFound
             case executableNotExecutable, unknownExtensionPoint, extensionIdentifierNotPrefixed
             case duplicateServiceExtension, duplicateExtension
         }
@@ -21,6 +21,8 @@ package struct AppManifestError: Error, CustomStringConvertible, Sendable {
 
         /// No `Info.plist` where the bundle should have one.
         package static let missingInfoPlist = Code(value: .missingInfoPlist)
+        /// A directory of the bundle (`PlugIns/`) cannot be listed.
+        package static let unreadableBundle = Code(value: .unreadableBundle)
         /// The `Info.plist` is not an XML or binary property list holding a dictionary.
         package static let notAPropertyList = Code(value: .notAPropertyList)
         /// A required key (`CFBundleIdentifier`, `CFBundleExecutable`, `NSExtension`, …) is missing.

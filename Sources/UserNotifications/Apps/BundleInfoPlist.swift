@@ -64,6 +64,9 @@ struct BundleInfoPlist {
                 "\(file.path) has no \(path ?? key); add <key>\(key)</key><string>\(example)</string>"
             )
         }
+        if string.contains("$(") {
+            throw invalid(path ?? key, "is \"\(string)\", an Xcode build setting that only Xcode expands; write the value itself, like \(example)")
+        }
         return string
     }
 

@@ -51,7 +51,9 @@ package struct InstalledApps: Sendable {
         }
     }
 
-    /// Removes the app `bundleID`. - Returns: false when it was not installed.
+    /// Removes the app `bundleID`.
+    /// - Returns: false when it was not installed.
+    /// - Throws: `InstalledAppsError` when the registry cannot be read or written.
     @discardableResult
     package func remove(bundleID: String) throws -> Bool {
         try changing { apps in
@@ -62,6 +64,7 @@ package struct InstalledApps: Sendable {
     }
 
     /// Every installed app, by bundle id.
+    /// - Throws: `InstalledAppsError` when the registry exists but cannot be read.
     package func all() throws -> [AppManifest] {
         try read()
     }
