@@ -60,6 +60,10 @@ struct Device: AsyncParsableCommand {
             } catch {
                 throw ValidationError("cannot open the notification store in \(link.dataDirectory): \(error)")
             }
+            if !json, isatty(STDIN_FILENO) != 0 {
+                printer.warn("answer a notification here: ID (open), ID dismiss, or ID ACTION [reply text]")
+                Task { await TerminalResponder(daemon: daemon, printer: printer).run() }
+            }
             do {
                 try await daemon.run()
             } catch let error as UNError {

@@ -6,7 +6,7 @@ extension DeviceDaemon {
 
     /// The person opened, acted on, replied to or dismissed a delivered notification: it leaves the list, and
     /// the app's delegate hears of it (launching the app when it does not run).
-    func respond(_ request: RespondRequest) async throws(UNError) -> DaemonResult {
+    package func respond(_ request: RespondRequest) async throws(UNError) -> DaemonResult {
         let (bundleID, notification) = try await findDelivered(request)
         let content = notification.request.content
         let category = try await engine.categories(of: bundleID).first { $0.identifier == content.categoryIdentifier }
