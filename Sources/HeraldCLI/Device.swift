@@ -50,6 +50,7 @@ struct Device: AsyncParsableCommand {
             )
             configuration.topics = topics
             configuration.extensionBudget = .milliseconds(Int64(extensionBudget * 1000))
+            configuration.extensionGrace = min(.seconds(5), configuration.extensionBudget)
             let printer = DevicePrinter(json: json)
             let daemon: DeviceDaemon
             do {

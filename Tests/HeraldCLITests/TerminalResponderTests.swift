@@ -1,5 +1,6 @@
 @testable import HeraldCLI
 import Testing
+import UserNotifications
 
 /// The daemon terminal's answer line.
 @Suite struct TerminalResponderTests {

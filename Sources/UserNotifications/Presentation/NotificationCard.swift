@@ -22,6 +22,13 @@ package struct NotificationCard: Sendable, Hashable {
     package var date: Date
     /// A line for notifications without alert text, e.g. "(no alert: background push)".
     package var note: String?
+    /// The files attached (in the attachment store).
+    package var attachments: [Attachment] = []
+
+    package struct Attachment: Sendable, Hashable {
+        package var identifier: String
+        package var path: String
+    }
 
     package init(
         apnsID: String? = nil, identifier: String, topic: String, title: String? = nil, subtitle: String? = nil,
@@ -60,6 +67,9 @@ package struct NotificationCard: Sendable, Hashable {
             "userInfo": userInfo,
         ]
         if let apnsID { fields["apnsID"] = .string(apnsID) }
+        if !attachments.isEmpty {
+            fields["attachments"] = .array(attachments.map { .object(["identifier": .string($0.identifier), "path": .string($0.path)]) })
+        }
         return fields
     }
 
@@ -79,6 +89,7 @@ package struct NotificationCard: Sendable, Hashable {
             lines.append("│ " + line)
         }
         if let note { lines.append("│ " + note) }
+        for attachment in attachments { lines.append("│ 📎 \(attachment.path)") }
         var details: [String] = []
         if let badge { details.append("badge \(badge)") }
         if let sound { details.append("sound \(sound)") }
@@ -115,6 +126,7 @@ extension NotificationCard {
             categoryIdentifier: nonEmpty(content.categoryIdentifier), threadIdentifier: nonEmpty(content.threadIdentifier),
             userInfo: .object(content.userInfo.mapValues(\.jsonValue)), date: notification.date
         )
+        attachments = content.attachments.map { Attachment(identifier: $0.identifier, path: $0.url.path) }
     }
 }
 

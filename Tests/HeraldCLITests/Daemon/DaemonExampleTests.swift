@@ -1,0 +1,95 @@
+import Foundation
+import HeraldClient
+import HeraldGateway
+import HeraldTesting
+import HeraldWire
+import Testing
+
+/// The podcast and end-to-end examples as a person would run them: installed bundles, the daemon, real pushes.
+@Suite(.serialized) struct DaemonExampleTests {
+    /// A gateway, the example's bundle installed in a fresh data dir, its notifications allowed, the daemon running.
+    private func start(_ bundle: String, app: String) async throws -> (TestGateway, String, HeraldProcess) {
+        let gateway = try await TestGateway.start()
+        let data = CommandRunTests.temporaryDirectory()
+        let root = HeraldProcess.built("herald").deletingLastPathComponent()
+        let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Examples")
+        let installed = try await CommandRunTests.run([
+            "apps", "install", examples.appendingPathComponent(bundle).path, "--executable-dir", root.path, "--data-dir", data,
+        ])
+        #expect(installed.status == 0, "\(installed.error)")
+        let allowed = try await CommandRunTests.run(["device", "settings", "--app", app, "--allow", "--data-dir", data])
+        #expect(allowed.status == 0, "\(allowed.error)")
+        let daemon = try HeraldProcess.start([
+            "device", "--gateway", "https://localhost:\(try await gateway.gateway.devicePort())", "--ca", gateway.caPath,
+            "--data-dir", data, "--json", "--extension-budget", "10",
+        ])
+        #expect(await daemon.waitForEvent("registered") { $0["topic"]?.stringValue == app } != nil, "\(daemon.errorOutput)")
+        return (gateway, data, daemon)
+    }
+
+    private func push(_ payload: String, to token: String, topic: String, via gateway: TestGateway) async throws -> APNsResponse {
+        let connection = try await gateway.connect()
+        let response = try await connection.send(
+            headers: APNsConnection.notificationHeaders(token: token, topic: topic, jwt: gateway.defaultJWT), body: Data(payload.utf8)
+        )
+        await connection.close()
+        return response
+    }
+
+    @Test func thePodcastExtensionNamesTheGuestAndAttachesTheImage() async throws {
+        let (gateway, data, daemon) = try await start("Podcast/Podcast.app", app: "com.example.podcast")
+        defer { daemon.terminate() }
+        let token = try #require(daemon.lines.first { $0["event"]?.stringValue == "registered" }?["deviceToken"]?.stringValue)
+        let image = data + "/cover.png"
+        try Data([
+            0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x48, 0x44, 0x52, 0x00, 0x00, 0x00, 0x01,
+            0x00, 0x00, 0x00, 0x01, 0x08, 0x02, 0x00, 0x00, 0x00, 0x90, 0x77, 0x53, 0xDE, 0x00, 0x00, 0x00, 0x0C, 0x49, 0x44, 0x41,
+            0x54, 0x78, 0x9C, 0x63, 0xF8, 0xCF, 0xC0, 0x00, 0x00, 0x03, 0x01, 0x01, 0x00, 0xC9, 0xFE, 0x92, 0xEF, 0x00, 0x00, 0x00,
+            0x00, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82,
+        ]).write(to: URL(fileURLWithPath: image))
+        let payload = """
+            {"aps":{"alert":{"title":"New episode","body":"Listen now"},"mutable-content":1,"category":"new-episode"},\
+            "podcast-guest":"Ada Lovelace","podcast-image":"file://\(image)"}
+            """
+        let response = try await push(payload, to: token, topic: "com.example.podcast", via: gateway)
+        #expect(response.status == 200)
+        let shown = await daemon.waitForEvent("notification") { $0["apnsID"]?.stringValue == response.apnsID }
+        #expect(shown?["title"]?.stringValue == "New episode with Ada Lovelace", "\(daemon.errorOutput)")
+        guard case .array(let attachments)? = shown?["attachments"] else {
+            Issue.record("no attachments in \(String(describing: shown))")
+            return
+        }
+        let attachment = attachments.first
+        #expect(attachment?["identifier"]?.stringValue == "podcast-image")
+        let stored = try #require(attachment?["path"]?.stringValue)
+        #expect(stored.hasPrefix(data + "/attachments/com.example.podcast/"))
+        #expect(FileManager.default.contents(atPath: stored)?.prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]))
+        daemon.terminate()
+        _ = await daemon.exitStatus()
+        try await gateway.stop()
+    }
+
+    @Test func theEndToEndExampleDecryptsOnTheDeviceOnly() async throws {
+        let (gateway, data, daemon) = try await start("EndToEnd/EndToEnd.app", app: "com.example.e2e")
+        defer { daemon.terminate() }
+        let environment = ["HERALD_DATA_DIR": data, "HERALD_AUTHORIZATION": "grant", "E2E_LIFETIME": "0"]
+        let app = try HeraldProcess.start([], executable: HeraldProcess.built("EndToEndApp"), environment: environment)
+        #expect(await app.exitStatus() == 0, "\(app.output)\(app.errorOutput)")
+        let token = try #require(app.output.split(separator: "\n").first { $0.hasPrefix("Device Token: ") }?.dropFirst(14))
+        let provider = try HeraldProcess.start(
+            ["--title", "Launch", "The code is 4711"], executable: HeraldProcess.built("EndToEndProvider"), environment: environment
+        )
+        #expect(await provider.exitStatus() == 0, "\(provider.errorOutput)")
+        let payload = provider.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(!payload.contains("4711") && !payload.contains("Launch"), "the provider's payload holds the plaintext")
+        let response = try await push(payload, to: String(token), topic: "com.example.e2e", via: gateway)
+        #expect(response.status == 200)
+        let shown = await daemon.waitForEvent("notification") { $0["apnsID"]?.stringValue == response.apnsID }
+        #expect(shown?["title"]?.stringValue == "Launch", "\(daemon.errorOutput)")
+        #expect(shown?["body"]?.stringValue == "The code is 4711")
+        daemon.terminate()
+        _ = await daemon.exitStatus()
+        try await gateway.stop()
+    }
+}
