@@ -182,9 +182,41 @@ for (name, folder) in [
     ))
 }
 
-// App code (the Swift 5 test target and the examples) is compiled as iOS apps write it, without this
-// package's upcoming features.
-for target in package.targets where target.name != "UserNotificationsTestsSwift5" && !target.name.hasSuffix("Example") {
+// Service extensions the device daemon runs for the example apps (their bundles: Examples/*/*.app), and the
+// end-to-end example's provider. App code, in the Swift 5 language mode.
+package.targets += [
+    .executableTarget(
+        name: "PodcastServiceExtension", dependencies: ["UserNotifications"], path: "Examples/Podcast/ServiceExtension",
+        swiftSettings: [.swiftLanguageMode(.v5)]
+    ),
+    .target(
+        name: "EndToEndShared", dependencies: ["UserNotifications", .product(name: "Crypto", package: "swift-crypto")],
+        path: "Examples/EndToEnd/Shared", swiftSettings: [.swiftLanguageMode(.v5)]
+    ),
+    .executableTarget(
+        name: "EndToEndServiceExtension", dependencies: ["EndToEndShared", "UserNotifications"],
+        path: "Examples/EndToEnd/ServiceExtension", swiftSettings: [.swiftLanguageMode(.v5)]
+    ),
+    .executableTarget(
+        name: "EndToEndProvider", dependencies: ["EndToEndShared"], path: "Examples/EndToEnd/Provider",
+        swiftSettings: [.swiftLanguageMode(.v5)]
+    ),
+]
+
+// A service extension for the runner's tests (app code: Swift 5 language mode, `@main` subclass); tests find it
+// in .build/debug.
+package.targets.append(.executableTarget(
+    name: "herald-test-service-extension", dependencies: ["UserNotifications"], path: "Tests/Fixtures/TestServiceExtension",
+    swiftSettings: [.swiftLanguageMode(.v5)]
+))
+
+// App code (the Swift 5 test target, the examples and test fixtures) is compiled as iOS apps write it, without
+// this package's upcoming features.
+func isAppCode(_ target: Target) -> Bool {
+    target.name == "UserNotificationsTestsSwift5" || target.name.hasSuffix("Example")
+        || ["Examples/", "Tests/Fixtures/"].contains { target.path?.hasPrefix($0) == true }
+}
+for target in package.targets where !isAppCode(target) {
     var settings = target.swiftSettings ?? []
     settings.append(contentsOf: [
         .enableUpcomingFeature("ExistentialAny"),

@@ -1,0 +1,92 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// The extension process's side of the wire protocol (`ServiceExtensionWire`): a thread reads the daemon's
+/// messages from standard input and hands them to the main thread, which runs the extension; the first content
+/// handler call sends the result and ends the process.
+///
+/// Standard input is read with read(2), not C's `stdin`: a thread blocked inside `getline` holds the `stdin`
+/// lock, and `fflush(NULL)` before exiting would wait for it.
+enum ServiceExtensionHost {
+    /// The extension instance, once made.
+    @MainActor private static var service: UNNotificationServiceExtension?
+
+    /// Runs the process around the extension `make` creates; never returns.
+    static func run(making make: @escaping @Sendable @MainActor () -> UNNotificationServiceExtension) -> Never {
+        let sender = ServiceExtensionResultSender(path: ProcessInfo.processInfo.environment[ServiceExtensionWire.resultPathVariable])
+        let reader = Thread { readMessages(make: make, sender: sender) }
+        reader.name = "service-extension-input"
+        reader.start()
+        while true { RunLoop.main.run() }
+    }
+
+    /// Reads one message per line until end of file. The first must be the request; a line that is not a
+    /// message ends the process (status 2). End of file after the request leaves the extension running.
+    private static func readMessages(make: @escaping @Sendable @MainActor () -> UNNotificationServiceExtension,
+                                     sender: ServiceExtensionResultSender) {
+        var receivedRequest = false
+        for line in StandardInputLines() {
+            if line.isEmpty { continue }
+            guard let message = try? JSONDecoder().decode(ServiceExtensionWire.Input.self, from: line) else {
+                fail("UserNotifications: the service extension's input is not a message of the device daemon (docs/service-extensions.md)")
+            }
+            if let request = message.request, !receivedRequest {
+                receivedRequest = true
+                DispatchQueue.main.async {
+                    MainActor.assumeIsolated { start(request, make: make, sender: sender) }
+                }
+            } else if message.timeWillExpire == true, receivedRequest {
+                DispatchQueue.main.async {
+                    MainActor.assumeIsolated { service?.serviceExtensionTimeWillExpire() }
+                }
+            }
+        }
+        if !receivedRequest {
+            fail("UserNotifications: the service extension got no request on its standard input; it is run by the device daemon (docs/service-extensions.md)")
+        }
+    }
+
+    @MainActor private static func start(_ request: RequestRecord, make: @MainActor () -> UNNotificationServiceExtension,
+                                         sender: ServiceExtensionResultSender) {
+        let made = make()
+        service = made
+        made.didReceive(request.request) { content in sender.send(content) }
+    }
+
+    private static func fail(_ message: String) -> Never {
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+        fflush(nil)
+        _exit(2)
+    }
+}
+
+/// The lines of file descriptor 0, without their newlines, read with read(2) until end of file or an error.
+struct StandardInputLines: Sequence, IteratorProtocol {
+    private var buffer = Data()
+    private var atEnd = false
+
+    mutating func next() -> Data? {
+        while true {
+            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = buffer[buffer.startIndex..<newline]
+                buffer = Data(buffer[buffer.index(after: newline)...])
+                return Data(line)
+            }
+            if atEnd {
+                defer { buffer = Data() }
+                return buffer.isEmpty ? nil : buffer
+            }
+            var chunk = [UInt8](repeating: 0, count: 16_384)
+            let count = read(0, &chunk, chunk.count)
+            if count > 0 {
+                buffer.append(contentsOf: chunk[..<count])
+            } else if count < 0 && errno == EINTR {
+                continue
+            } else {
+                atEnd = true
+            }
+        }
+    }
+}
