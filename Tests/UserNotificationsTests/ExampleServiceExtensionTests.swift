@@ -58,26 +58,14 @@ import UserNotifications
         #expect(outcome.request == request)
     }
 
-    /// Runs the provider to the end, its output going to files (no thread waits on a pipe).
-    private func provide(_ arguments: [String], dataDirectory: URL) async throws -> (status: Int32, output: Data, error: String) {
-        let output = dataDirectory.appendingPathComponent("provider-\(UUID().uuidString).out")
-        let error = dataDirectory.appendingPathComponent("provider-\(UUID().uuidString).err")
-        for file in [output, error] { _ = FileManager.default.createFile(atPath: file.path, contents: nil) }
-        let process = Process()
-        process.executableURL = Self.provider
-        process.arguments = arguments
-        process.environment = ["HERALD_DATA_DIR": dataDirectory.path]
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = try FileHandle(forWritingTo: error)
-        try process.run()
-        while process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
-        return (process.terminationStatus, try Data(contentsOf: output), try String(contentsOf: error, encoding: .utf8))
+    private func provide(_ arguments: [String], _ harness: ExtensionHarness) async throws -> (status: Int32, output: Data, error: String) {
+        try await harness.runToEnd(Self.provider, arguments, environment: ["HERALD_DATA_DIR": harness.dataDirectory.path])
     }
 
     @Test func endToEndDecryptsWhatTheProviderSealed() async throws {
         let harness = try ExtensionHarness()
         let secret = "Meet me at the usual place at 7"
-        let provided = try await provide(["--title", "From Alice", secret], dataDirectory: harness.dataDirectory)
+        let provided = try await provide(["--title", "From Alice", secret], harness)
         #expect(provided.status == 0, "\(provided.error)")
         let payload = String(decoding: provided.output, as: UTF8.self)
         #expect(!payload.contains(secret) && !payload.contains("From Alice"))
@@ -96,14 +84,23 @@ import UserNotifications
         #expect(try Data(contentsOf: key).count == 32)
     }
 
+    @Test func theProviderRefusesAMissingBody() async throws {
+        let harness = try ExtensionHarness()
+        let provided = try await provide(["--title", "Hi"], harness)
+        #expect(provided.status == 64)
+        #expect(provided.error.contains("give the message's body"))
+        #expect(provided.output.isEmpty)
+    }
+
     @Test func endToEndWithAnotherKeyShowsThePlaceholder() async throws {
         let harness = try ExtensionHarness()
         let otherKey = harness.dataDirectory.appendingPathComponent("other.key")
-        let provided = try await provide(["--key-file", otherKey.path, "secret"], dataDirectory: harness.dataDirectory)
+        let provided = try await provide(["--key-file", otherKey.path, "secret"], harness)
         #expect(provided.status == 0, "\(provided.error)")
-        _ = try await provide(["make the app's key"], dataDirectory: harness.dataDirectory)
+        _ = try await provide(["make the app's key"], harness)
         let request = try ExtensionHarness.request(payload: provided.output)
         let outcome = await harness.run(request, runner: runner, executable: Self.endToEnd)
+        #expect(outcome.source == .extensionContent)
         #expect(outcome.request == request)
         #expect(outcome.log.contains("cannot decrypt the message"))
     }

@@ -197,4 +197,23 @@ import UserNotifications
         #expect(outcomes[2].request.content.attachments.count == 1)
         for outcome in outcomes { await expectCleanedUp(outcome, harness) }
     }
+
+    @Test func runByHandTheExtensionPrintsItsResult() async throws {
+        let harness = try ExtensionHarness()
+        let line = try ServiceExtensionWire.Input(request: try ExtensionHarness.request(mode: "modify")).line()
+        let run = try await harness.runToEnd(ExtensionHarness.testExtension, input: line, environment: [:])
+        #expect(run.status == 0, "\(run.error)")
+        let result = try JSONDecoder().decode(ServiceExtensionWire.Result.self, from: run.output)
+        #expect(result.content.title == "Modified: Episode 12")
+    }
+
+    @Test func anExtensionGivenSomethingElseThanARequestSaysSo() async throws {
+        let harness = try ExtensionHarness()
+        let run = try await harness.runToEnd(ExtensionHarness.testExtension, input: Data("hello\n".utf8), environment: [:])
+        #expect(run.status == 2)
+        #expect(run.error.contains("is not a message of the device daemon"))
+        let empty = try await harness.runToEnd(ExtensionHarness.testExtension, environment: [:])
+        #expect(empty.status == 2)
+        #expect(empty.error.contains("got no request"))
+    }
 }

@@ -23,7 +23,8 @@ enum ServiceExtensionHost {
     }
 
     /// Reads one message per line until end of file. The first must be the request; a line that is not a
-    /// message ends the process (status 2). End of file after the request leaves the extension running.
+    /// message ends the process (status 2). End of file after the request leaves the extension running for
+    /// `orphanedLifetime`, then ends it (status 2).
     private static func readMessages(make: @escaping @Sendable @MainActor () -> UNNotificationServiceExtension,
                                      sender: ServiceExtensionResultSender) {
         var receivedRequest = false
@@ -46,7 +47,14 @@ enum ServiceExtensionHost {
         if !receivedRequest {
             fail("UserNotifications: the service extension got no request on its standard input; it is run by the device daemon (docs/service-extensions.md)")
         }
+        // The daemon is gone, or (run by hand) has nothing more to say: the extension gets the usual time, then
+        // ends, so that one that hangs does not outlive its daemon.
+        Thread.sleep(forTimeInterval: orphanedLifetime)
+        fail("UserNotifications: the service extension's input ended and it did not call its content handler within \(Int(orphanedLifetime)) seconds")
     }
+
+    /// How long an extension runs after its input ended: the daemon's default budget and grace.
+    static let orphanedLifetime: TimeInterval = 35
 
     @MainActor private static func start(_ request: RequestRecord, make: @MainActor () -> UNNotificationServiceExtension,
                                          sender: ServiceExtensionResultSender) {

@@ -63,6 +63,26 @@ struct ExtensionHarness: Sendable {
                          attachments: store)
     }
 
+    /// Runs `executable` to its end, its standard input read from `input` and its output going to files (no
+    /// thread waits on a pipe).
+    func runToEnd(_ executable: URL, _ arguments: [String] = [], input: Data = Data(),
+                  environment: [String: String]) async throws -> (status: Int32, output: Data, error: String) {
+        let base = dataDirectory.appendingPathComponent("process-\(UUID().uuidString)")
+        let (inputFile, output, error) = (base.appendingPathExtension("in"), base.appendingPathExtension("out"), base.appendingPathExtension("err"))
+        try input.write(to: inputFile)
+        for file in [output, error] { try Data().write(to: file) }
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = environment
+        process.standardInput = try FileHandle(forReadingFrom: inputFile)
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        process.standardError = try FileHandle(forWritingTo: error)
+        try process.run()
+        while process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+        return (process.terminationStatus, try Data(contentsOf: output), try String(contentsOf: error, encoding: .utf8))
+    }
+
     /// The runners' private directories still beside the attachment store.
     var leftoverWorkspaces: [String] {
         let parent = store.directory.deletingLastPathComponent()
