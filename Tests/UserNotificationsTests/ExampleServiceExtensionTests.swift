@@ -16,7 +16,7 @@ import UserNotifications
         0x00, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82,
     ])
 
-    private let runner = ServiceExtensionRunner(budget: .seconds(10), grace: .seconds(2))
+    private let runner = ExtensionHarness.patient
 
     private func expectImageAttached(_ outcome: ServiceExtensionOutcome, _ harness: ExtensionHarness,
                                      sourceLocation: SourceLocation = #_sourceLocation) throws {

@@ -53,4 +53,13 @@ import Testing
             #expect(AppGroupContainer.url(for: bad, environment: environment) == nil)
         }
     }
+
+    @Test func aTakenAttachmentGetsTheTypeValidationFound() throws {
+        let harness = try ExtensionHarness()
+        let file = try harness.directory.file("cover.jpg", Fixtures.png + [0, 0, 0, 0])
+        var record = AttachmentRecord(try UNNotificationAttachment(identifier: "cover", url: file, options: nil))
+        record.type = "public.jpeg"  // as an extension's result might claim
+        let taken = try harness.store.take([record])
+        #expect(taken.map(\.type) == ["public.png"])
+    }
 }

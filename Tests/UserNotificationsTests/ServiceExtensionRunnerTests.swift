@@ -42,7 +42,7 @@ import UserNotifications
 
     @Test func theBestAttemptIsTakenAfterTimeWillExpire() async throws {
         let harness = try ExtensionHarness()
-        let outcome = await harness.run(try ExtensionHarness.request(mode: "expire"))
+        let outcome = await harness.run(try ExtensionHarness.request(mode: "expire"), runner: ExtensionHarness.expiringWithGrace)
         #expect(outcome.source == .bestAttemptAfterExpiry, "\(outcome.log)")
         #expect(outcome.request.content.title == "Best attempt")
         await expectCleanedUp(outcome, harness)
@@ -51,7 +51,7 @@ import UserNotifications
     @Test func aHangingExtensionThatIgnoresSIGTERMIsKilledAndTheOriginalShown() async throws {
         let harness = try ExtensionHarness()
         let request = try ExtensionHarness.request(mode: "hang")
-        let outcome = await harness.run(request)
+        let outcome = await harness.run(request, runner: ExtensionHarness.expiring)
         expectOriginal(outcome, request, reasonContaining: "did not call its content handler within 1.0 seconds")
         await expectCleanedUp(outcome, harness)
     }
@@ -59,7 +59,7 @@ import UserNotifications
     @Test func whatAHangingExtensionStartedInItsGroupIsKilledToo() async throws {
         let harness = try ExtensionHarness()
         let request = try ExtensionHarness.request(mode: "spawnHang")
-        let outcome = await harness.run(request)
+        let outcome = await harness.run(request, runner: ExtensionHarness.expiring)
         expectOriginal(outcome, request, reasonContaining: "was killed")
         await expectCleanedUp(outcome, harness, processes: 2)
     }
@@ -100,7 +100,7 @@ import UserNotifications
     @Test func printingBeyondTheOutputLimitKillsTheExtension() async throws {
         let harness = try ExtensionHarness()
         let request = try ExtensionHarness.request(mode: "print")
-        let outcome = await harness.run(request, runner: ServiceExtensionRunner(budget: .seconds(1), grace: .seconds(1), outputLimit: 12))
+        let outcome = await harness.run(request, runner: ServiceExtensionRunner(outputLimit: 12))
         expectOriginal(outcome, request, reasonContaining: "printed more than 12 bytes")
         await expectCleanedUp(outcome, harness)
     }

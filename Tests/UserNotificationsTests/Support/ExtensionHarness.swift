@@ -55,8 +55,15 @@ struct ExtensionHarness: Sendable {
         return try RequestRecord(UNNotificationRequest(identifier: "push-1", content: content, trigger: UNPushNotificationTrigger()))
     }
 
+    /// Time enough for any extension that calls its handler, even on a loaded machine (a crash's backtrace takes
+    /// seconds), so only the tests about expiry, which run with `expiring`, see expiry.
+    static let patient = ServiceExtensionRunner(budget: .seconds(30), grace: .seconds(5))
+    /// Expiry after 1 s, then 1 s of grace (`expiringWithGrace` for a best attempt: 10 s).
+    static let expiring = ServiceExtensionRunner(budget: .seconds(1), grace: .seconds(1))
+    static let expiringWithGrace = ServiceExtensionRunner(budget: .seconds(1), grace: .seconds(10))
+
     /// Runs `executable` for `request` with the app's data directory and bundle identifier in its environment.
-    func run(_ request: RequestRecord, runner: ServiceExtensionRunner = .init(budget: .seconds(1), grace: .seconds(1)),
+    func run(_ request: RequestRecord, runner: ServiceExtensionRunner = ExtensionHarness.patient,
              executable: URL = ExtensionHarness.testExtension, environment: [String: String] = [:]) async -> ServiceExtensionOutcome {
         await runner.run(executable: executable, request: request,
                          environment: ["HERALD_DATA_DIR": dataDirectory.path, "HERALD_BUNDLE_ID": Self.app].merging(environment) { $1 },
