@@ -183,15 +183,54 @@ for (name, folder) in [
     ))
 }
 
-// An app for the device daemon's tests (app code: Swift 5 language mode); tests find it in .build/debug.
-package.targets.append(.executableTarget(
-    name: "herald-test-app", dependencies: ["UserNotifications"], path: "Tests/Fixtures/TestApp",
-    swiftSettings: [.swiftLanguageMode(.v5)]
-))
+// The example apps the device daemon runs (their bundles: Examples/*/*.app), their service extensions, and the
+// end-to-end example's provider. App code, in the Swift 5 language mode.
+package.targets += [
+    .executableTarget(
+        name: "PodcastApp", dependencies: ["UserNotifications"], path: "Examples/Podcast/App",
+        swiftSettings: [.swiftLanguageMode(.v5)]
+    ),
+    .executableTarget(
+        name: "PodcastServiceExtension", dependencies: ["UserNotifications"], path: "Examples/Podcast/ServiceExtension",
+        swiftSettings: [.swiftLanguageMode(.v5)]
+    ),
+    .target(
+        name: "EndToEndShared", dependencies: ["UserNotifications", .product(name: "Crypto", package: "swift-crypto")],
+        path: "Examples/EndToEnd/Shared", swiftSettings: [.swiftLanguageMode(.v5)]
+    ),
+    .executableTarget(
+        name: "EndToEndServiceExtension", dependencies: ["EndToEndShared", "UserNotifications"],
+        path: "Examples/EndToEnd/ServiceExtension", swiftSettings: [.swiftLanguageMode(.v5)]
+    ),
+    .executableTarget(
+        name: "EndToEndApp", dependencies: ["EndToEndShared", "UserNotifications"], path: "Examples/EndToEnd/App",
+        swiftSettings: [.swiftLanguageMode(.v5)]
+    ),
+    .executableTarget(
+        name: "EndToEndProvider", dependencies: ["EndToEndShared"], path: "Examples/EndToEnd/Provider",
+        swiftSettings: [.swiftLanguageMode(.v5)]
+    ),
+]
 
-// App code (the Swift 5 test target and the examples) is compiled as iOS apps write it, without this
-// package's upcoming features.
-for target in package.targets where target.name != "UserNotificationsTestsSwift5" && !target.name.hasSuffix("Example") && target.name != "herald-test-app" {
+// A service extension and an app for the tests (app code: Swift 5 language mode); tests find them in .build/debug.
+package.targets += [
+    .executableTarget(
+        name: "herald-test-service-extension", dependencies: ["UserNotifications"], path: "Tests/Fixtures/TestServiceExtension",
+        swiftSettings: [.swiftLanguageMode(.v5)]
+    ),
+    .executableTarget(
+        name: "herald-test-app", dependencies: ["UserNotifications"], path: "Tests/Fixtures/TestApp",
+        swiftSettings: [.swiftLanguageMode(.v5)]
+    ),
+]
+
+// App code (the Swift 5 test target, the examples and test fixtures) is compiled as iOS apps write it, without
+// this package's upcoming features.
+func isAppCode(_ target: Target) -> Bool {
+    target.name == "UserNotificationsTestsSwift5" || target.name.hasSuffix("Example")
+        || ["Examples/", "Tests/Fixtures/"].contains { target.path?.hasPrefix($0) == true }
+}
+for target in package.targets where !isAppCode(target) {
     var settings = target.swiftSettings ?? []
     settings.append(contentsOf: [
         .enableUpcomingFeature("ExistentialAny"),

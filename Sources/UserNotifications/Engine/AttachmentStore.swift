@@ -17,7 +17,7 @@ package struct AttachmentStore: Sendable {
         self.capacity = capacity
     }
 
-    /// Validates each attachment again and moves it into the store.
+    /// Validates each attachment again and moves it into the store; its type becomes the one validation found.
     ///
     /// - Throws: The validator's `UNError` (invalid URL, unrecognized type, size, corrupt), or
     ///   `attachmentMoveIntoDataStoreFailed` when the store is full or the file cannot be moved.
@@ -48,6 +48,7 @@ package struct AttachmentStore: Sendable {
                 moves.append((attachment.url, destination, copied))
                 used += validated.size
                 attachment.url = destination
+                attachment.type = validated.format.typeIdentifier
                 taken.append(attachment)
             }
         } catch {

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A directory for one test's files, removed when the test ends.
-final class TemporaryDirectory {
+final class TemporaryDirectory: Sendable {
     let url: URL
 
     init() throws {

@@ -4,6 +4,7 @@ public import Foundation
 /// `mutable-content: 1`) before it is shown — decrypt the body, download and attach media.
 ///
 /// ```swift
+/// @main
 /// final class NotificationService: UNNotificationServiceExtension {
 ///     var contentHandler: ((UNNotificationContent) -> Void)?
 ///     var bestAttempt: UNMutableNotificationContent?
@@ -23,9 +24,12 @@ public import Foundation
 /// ```
 /// The extension has about 30 seconds to call the handler; then `serviceExtensionTimeWillExpire()` is its last
 /// chance, after which the original content is shown.
+///
+/// On Linux the extension is an executable: mark the subclass `@main` and the inherited `main()` runs it for the
+/// device daemon (see `main()`). A subclass that declares its own initializers must also implement `init()`.
 open class UNNotificationServiceExtension: NSObject {
     /// An extension, made by the runtime when a notification needs it.
-    public override init() {
+    public required override init() {
         super.init()
     }
 
