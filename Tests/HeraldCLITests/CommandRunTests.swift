@@ -104,7 +104,7 @@ import Testing
 @Suite struct ServeProcessTests {
     @Test func serveAnswersAndStopsGracefullyOnSIGTERM() async throws {
         let data = CommandRunTests.temporaryDirectory()
-        let serve = try HeraldProcess.start(["serve", "--data-dir", data, "--provider-port", "0", "--console-port", "0", "--plaintext"])
+        let serve = try HeraldProcess.start(["serve", "--data-dir", data, "--provider-port", "0", "--device-port", "0", "--console-port", "0", "--plaintext"])
         defer { serve.terminate() }
         #expect(await serve.waitForOutput(containing: "Or with curl"), "\(serve.errorOutput)")
         let text = serve.output
