@@ -5,6 +5,7 @@ import HeraldStore
 import HeraldWire
 import Logging
 import Synchronization
+import UnixSignals
 import UserNotifications
 
 /// `herald device`: this machine as a device of a Herald gateway.
@@ -66,7 +67,15 @@ struct Device: AsyncParsableCommand {
                 Task { await TerminalResponder(daemon: daemon, printer: printer).run() }
             }
             do {
-                try await daemon.run()
+                // SIGTERM or SIGINT: stop serving, stop the apps the daemon launched, remove the socket.
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { try await daemon.run() }
+                    group.addTask {
+                        for await _ in await UnixSignalsSequence(trapping: .sigterm, .sigint) { return }
+                    }
+                    try await group.next()
+                    group.cancelAll()
+                }
             } catch let error as UNError {
                 throw ValidationError(error.localizedDescription)
             }

@@ -116,6 +116,18 @@ import Testing
         let received = lines.first { $0["event"]?.stringValue == "didReceive" }
         #expect(received?["action"]?.stringValue == "open-app")
         #expect(received?["title"]?.stringValue == "Meet at 5?")
+
+        // SIGTERM stops the daemon cleanly: the app it launched stops too and the socket goes.
+        let pid = try #require(fixture.events("launched").first?["pid"]?.integerValue)
+        fixture.daemon.terminate()
+        #expect(await fixture.daemon.exitStatus() == 0, "\(fixture.daemon.errorOutput)")
+        var appGone = false
+        for _ in 0..<250 where !appGone {
+            appGone = kill(pid_t(pid), 0) != 0
+            if !appGone { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(appGone)
+        #expect(!FileManager.default.fileExists(atPath: fixture.data + "/device/daemon.sock"))
         try await fixture.stop()
     }
 
