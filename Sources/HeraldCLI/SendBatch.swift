@@ -1,6 +1,7 @@
 import Foundation
 import HeraldClient
 import HeraldWire
+import Synchronization
 
 /// Many notifications at once: at most `concurrency` in flight, a progress bar on standard error, and a
 /// table of outcomes by reason at the end. A failure is one row of the table, never the end of the batch.
@@ -24,43 +25,84 @@ struct SendBatch {
         }
     }
 
+    /// What one worker saw.
+    private struct Report: Sendable {
+        var tally: [Outcome: Int] = [:]
+        var failures: [Failure] = []
+    }
+
+    private struct Failure: Sendable {
+        var index: Int
+        var outcome: Outcome
+        var detail: String
+    }
+
+    /// Counters the workers share with the progress bar.
+    private final class Counters: Sendable {
+        let next = Atomic<Int>(0)
+        let done = Atomic<Int>(0)
+        let failed = Atomic<Int>(0)
+    }
+
     /// Sends them all; true when every one was accepted.
+    ///
+    /// `concurrency` workers each send one notification after another (no task per notification, and no
+    /// single task that every answer must pass through); a separate task draws the progress bar.
     func run(_ client: APNsClient) async -> Bool {
         let started = ContinuousClock.now
-        var progress = ProgressBar(total: total)
-        var tally: [Outcome: Int] = [:]
-        var failures: [(index: Int, outcome: Outcome, detail: String)] = []
+        let counters = Counters()
         let notification = request.notification
         let devices = request.devices
-        await withTaskGroup(of: (Int, Outcome, String).self) { group in
-            var next = 0
-            func addTask() {
-                let index = next
-                next += 1
+        let total = self.total
+        let progress = Task {
+            var bar = ProgressBar(total: total)
+            while !Task.isCancelled {
+                bar.update(done: counters.done.load(ordering: .relaxed), failed: counters.failed.load(ordering: .relaxed))
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+            bar.update(done: counters.done.load(ordering: .relaxed), failed: counters.failed.load(ordering: .relaxed), force: true)
+            bar.finish()
+        }
+        let report = await withTaskGroup(of: Report.self) { group in
+            for _ in 0..<min(concurrency, total) {
                 group.addTask {
-                    do throws(APNsClientError) {
-                        try await client.send(notification, to: devices[index % devices.count])
-                        return (index, .accepted, "")
-                    } catch {
-                        if error.code == .rejected {
-                            return (index, .rejected(status: error.status ?? 0, reason: error.reason?.rawValue ?? "-"), error.apnsID.map { "apns-id \(APNsID.format($0))" } ?? "")
+                    var report = Report()
+                    while true {
+                        let index = counters.next.add(1, ordering: .relaxed).oldValue
+                        guard index < total else { return report }
+                        let (outcome, detail) = await Self.send(notification, to: devices[index % devices.count], client: client)
+                        report.tally[outcome, default: 0] += 1
+                        if outcome != .accepted {
+                            report.failures.append(Failure(index: index, outcome: outcome, detail: detail))
+                            counters.failed.add(1, ordering: .relaxed)
                         }
-                        return (index, .failed(code: error.code.description), error.message)
+                        counters.done.add(1, ordering: .relaxed)
                     }
                 }
             }
-            while next < min(concurrency, total) { addTask() }
-            for await (index, outcome, detail) in group {
-                tally[outcome, default: 0] += 1
-                if outcome != .accepted { failures.append((index, outcome, detail)) }
-                progress.advance(failed: failures.count)
-                if next < total { addTask() }
+            return await group.reduce(into: Report()) { all, report in
+                all.tally.merge(report.tally, uniquingKeysWith: +)
+                all.failures += report.failures
             }
         }
-        progress.finish()
-        let seconds = Double((ContinuousClock.now - started).components.attoseconds) / 1e18 + Double((ContinuousClock.now - started).components.seconds)
-        printSummary(tally: tally, failures: failures, seconds: seconds)
-        return failures.isEmpty
+        let elapsed = ContinuousClock.now - started
+        progress.cancel()
+        await progress.value
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        printSummary(tally: report.tally, failures: report.failures.map { ($0.index, $0.outcome, $0.detail) }, seconds: seconds)
+        return report.failures.isEmpty
+    }
+
+    private static func send(_ notification: APNsNotification, to device: DeviceToken, client: APNsClient) async -> (Outcome, String) {
+        do {
+            try await client.send(notification, to: device)
+            return (.accepted, "")
+        } catch {
+            if error.code == .rejected {
+                return (.rejected(status: error.status ?? 0, reason: error.reason?.rawValue ?? "-"), error.apnsID.map { "apns-id \(APNsID.format($0))" } ?? "")
+            }
+            return (.failed(code: error.code.description), error.message)
+        }
     }
 
     private func printSummary(tally: [Outcome: Int], failures: [(index: Int, outcome: Outcome, detail: String)], seconds: Double) {
@@ -84,22 +126,24 @@ struct SendBatch {
     }
 }
 
-/// A one-line progress bar on standard error, redrawn at most ten times a second.
+/// A progress bar on standard error: one line redrawn ten times a second on a terminal, a line a second
+/// into a file or pipe, and the final count at the end.
 struct ProgressBar {
     let total: Int
     private var done = 0
     private var failed = 0
-    private var lastDrawn = ContinuousClock.now - .seconds(1)
+    private var lastDrawn = ContinuousClock.now
+    private let terminal = isatty(STDERR_FILENO) == 1
 
     init(total: Int) {
         self.total = total
     }
 
-    mutating func advance(failed: Int) {
-        done += 1
+    mutating func update(done: Int, failed: Int, force: Bool = false) {
+        self.done = done
         self.failed = failed
         let now = ContinuousClock.now
-        if now - lastDrawn >= .milliseconds(100) || done == total {
+        if force || now - lastDrawn >= (terminal ? .milliseconds(100) : .seconds(1)) {
             lastDrawn = now
             draw()
         }
@@ -109,11 +153,11 @@ struct ProgressBar {
         let width = 30
         let filled = total == 0 ? width : done * width / total
         let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
-        let line = "\r\(bar) \(done)/\(total)" + (failed > 0 ? " (\(failed) failed)" : "")
-        FileHandle.standardError.write(Data(line.utf8))
+        let line = "\(bar) \(done)/\(total)" + (failed > 0 ? " (\(failed) failed)" : "")
+        FileHandle.standardError.write(Data((terminal ? "\r" + line : line + "\n").utf8))
     }
 
     func finish() {
-        FileHandle.standardError.write(Data("\n".utf8))
+        if terminal { FileHandle.standardError.write(Data("\n".utf8)) }
     }
 }

@@ -108,8 +108,10 @@ import Testing
             reason(APNsNotification(topic: "", payload: Data("{}".utf8))),
             reason(APNsNotification(topic: "a.b", payload: Data("{}".utf8), collapseID: String(repeating: "x", count: 65))),
             reason(APNsNotification(topic: "a.b", payload: Data("{}".utf8), priority: Priority(rawValue: 7))),
+            reason(APNsNotification(topic: "a.b\r\nx-injected: 1", payload: Data("{}".utf8))),
+            reason(APNsNotification(topic: "a.b", payload: Data("{}".utf8), collapseID: "a\nb")),
         ]
-        #expect(reasons == [.payloadTooLarge, .payloadEmpty, .missingTopic, .badCollapseID, .badPriority])
+        #expect(reasons == [.payloadTooLarge, .payloadEmpty, .missingTopic, .badCollapseID, .badPriority, .badTopic, .badCollapseID])
     }
 
     @Test func simulatorFilesNameTheirBundleAndLoseTheKey() throws {

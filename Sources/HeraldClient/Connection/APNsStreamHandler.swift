@@ -348,11 +348,11 @@ final class APNsStreamHandler: ChannelInboundHandler {
 
     // MARK: Closing, deadlines, pings
 
-    private func startDraining(context: ChannelHandlerContext) {
+    private func startDraining(context: ChannelHandlerContext, detail: String? = nil) {
         gauge.usable.store(false, ordering: .relaxed)
         guard !draining else { return }
         draining = true
-        failQueue(detail: "the server closed the connection (GOAWAY \(goAwayReason?.rawValue ?? "")) before the request was sent")
+        failQueue(detail: detail ?? "the server closed the connection (GOAWAY \(goAwayReason?.rawValue ?? "")) before the request was sent")
         if inFlight.isEmpty { context.close(promise: nil) }
     }
 
@@ -362,7 +362,7 @@ final class APNsStreamHandler: ChannelInboundHandler {
         if !draining {
             context.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: .rootStream, errorCode: .noError, opaqueData: nil))), promise: nil)
         }
-        startDraining(context: context)
+        startDraining(context: context, detail: "the client is shutting down")
     }
 
     private func tick() {

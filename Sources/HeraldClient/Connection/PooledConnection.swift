@@ -81,6 +81,9 @@ final class PooledConnection: Sendable {
                         HTTP2Setting(parameter: .maxHeaderListSize, value: 16_384),
                     ]
                     connectionConfiguration.maximumBufferedControlFrames = 100_000
+                    // The client builds every header itself (APNsNotification.validate refuses control
+                    // characters), so NIO's per-frame header validation would only cost time.
+                    connectionConfiguration.headerBlockValidation = .disabled
                     try sync.addHandler(NIOHTTP2Handler(mode: .client, connectionConfiguration: connectionConfiguration))
                     let handler = APNsStreamHandler(
                         gauge: gauge, tokens: tokens, timing: timing, usesTLS: tls != nil,
