@@ -69,11 +69,15 @@ let package = Package(
             name: "HeraldClient",
             dependencies: [
                 "HeraldWire",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
             ]
         ),
         // Apple-named location types, so `import CoreLocation` compiles as on iOS (regions for location triggers).
@@ -161,6 +165,19 @@ let package = Package(
             name: "UserNotificationsTestsSwift5",
             dependencies: ["UserNotifications", "CoreLocation"],
             swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .testTarget(
+            name: "HeraldClientTests",
+            dependencies: [
+                "HeraldClient", "HeraldTesting", "HeraldWire", "HeraldGateway", "HeraldStore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
         ),
         .testTarget(
             name: "HeraldCLITests",

@@ -4,26 +4,33 @@ public import Foundation
 public enum APNsID {
     /// The UUID in `text` when it is exactly the canonical 36-character form (either case), else nil.
     public static func parse(_ text: some StringProtocol) -> UUID? {
-        var bytes = [UInt8](repeating: 0, count: 16)
-        var count = 0
-        var high: UInt8?
-        for (index, character) in text.utf8.enumerated() {
-            if index == 8 || index == 13 || index == 18 || index == 23 {
-                guard character == UInt8(ascii: "-") else { return nil }
-                continue
-            }
-            guard let nibble = character.hexValue, count < 16 else { return nil }
-            if let first = high {
-                bytes[count] = first << 4 | nibble
+        var string = String(text)
+        return string.withUTF8 { parse(utf8: $0) }
+    }
+
+    /// The non-generic, index-based parse: it runs for every apns-id a gateway receives and every one a
+    /// client reads back, so it must not go through unspecialized generic iteration.
+    private static func parse(utf8 text: UnsafeBufferPointer<UInt8>) -> UUID? {
+        guard text.count == 36 else { return nil }
+        var bytes: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        let parsed = withUnsafeMutableBytes(of: &bytes) { out -> Bool in
+            var index = 0
+            var count = 0
+            while index < 36 {
+                if index == 8 || index == 13 || index == 18 || index == 23 {
+                    guard text[index] == UInt8(ascii: "-") else { return false }
+                    index += 1
+                    continue
+                }
+                guard let high = text[index].hexValue, let low = text[index + 1].hexValue else { return false }
+                out[count] = high << 4 | low
                 count += 1
-                high = nil
-            } else {
-                high = nibble
+                index += 2
             }
+            return count == 16
         }
-        guard count == 16, high == nil, text.utf8.count == 36 else { return nil }
-        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        return parsed ? UUID(uuid: bytes) : nil
     }
 
     /// A new time-ordered UUID (version 7): 48 bits of milliseconds, then 74 random bits.

@@ -1,0 +1,162 @@
+import Logging
+import NIOCore
+import NIOSSL
+import Synchronization
+
+/// The connections of one ``APNsClient``: picks the one with the most free streams, opens another (up to
+/// the maximum) when all are busy, forgets closed ones, and drains them all on shutdown.
+final class ConnectionPool: Sendable {
+    private struct State {
+        var connections: [PooledConnection] = []
+        var connecting = 0
+        var waiters: [CheckedContinuation<PooledConnection?, any Error>] = []
+        var nextID = 0
+        var isShutdown = false
+    }
+
+    private enum Decision {
+        case use(PooledConnection)
+        case connect(id: Int)
+        case wait
+        case shutdown
+    }
+
+    private let state = Mutex(State())
+    private let configuration: APNsClientConfiguration
+    private let tls: NIOSSLContext?
+    private let tokens: ProviderTokenCache?
+    private let group: any EventLoopGroup
+    private let logger: Logger
+
+    init(configuration: APNsClientConfiguration, tls: NIOSSLContext?, tokens: ProviderTokenCache?, group: any EventLoopGroup, logger: Logger) {
+        self.configuration = configuration
+        self.tls = tls
+        self.tokens = tokens
+        self.group = group
+        self.logger = logger
+    }
+
+    /// Connections that take requests now.
+    var openConnections: Int {
+        state.withLock { $0.connections.filter(\.isUsable).count }
+    }
+
+    /// A connection for one request, its load already counted; release it with ``release(_:)``.
+    func lease() async throws -> PooledConnection {
+        while true {
+            switch decide() {
+            case .use(let connection):
+                return connection
+            case .shutdown:
+                throw APNsClientError(.shutdown, "the client has shut down")
+            case .connect(let id):
+                return try await connect(id: id)
+            case .wait:
+                // Wait for the connection being opened; nil means it already finished: decide again.
+                let connection: PooledConnection? = try await withCheckedThrowingContinuation { continuation in
+                    let outcome = state.withLock { state -> Result<Bool, APNsClientError> in
+                        if state.isShutdown { return .failure(APNsClientError(.shutdown, "the client has shut down")) }
+                        if state.connecting == 0 || state.connections.contains(where: \.isUsable) { return .success(false) }
+                        state.waiters.append(continuation)
+                        return .success(true)
+                    }
+                    switch outcome {
+                    case .failure(let error): continuation.resume(throwing: error)
+                    case .success(false): continuation.resume(returning: nil)
+                    case .success(true): break
+                    }
+                }
+                if let connection { return connection }
+            }
+        }
+    }
+
+    private func decide() -> Decision {
+        state.withLock { state -> Decision in
+            if state.isShutdown { return .shutdown }
+            state.connections.removeAll { !$0.isUsable && !$0.channel.isActive }
+            var best: PooledConnection?
+            var bestFree = Int.min
+            var usable = 0
+            for connection in state.connections where connection.isUsable {
+                usable += 1
+                let free = connection.gauge.capacity.load(ordering: .relaxed) - connection.gauge.load.load(ordering: .relaxed)
+                if free > bestFree {
+                    best = connection
+                    bestFree = free
+                }
+            }
+            if let best, bestFree > 0 {
+                best.gauge.load.add(1, ordering: .relaxed)
+                return .use(best)
+            }
+            if usable + state.connecting < max(1, configuration.maximumConnections) {
+                state.connecting += 1
+                state.nextID += 1
+                return .connect(id: state.nextID)
+            }
+            if let best {
+                best.gauge.load.add(1, ordering: .relaxed)
+                return .use(best)
+            }
+            return .wait
+        }
+    }
+
+    private func connect(id: Int) async throws -> PooledConnection {
+        do {
+            let connection = try await PooledConnection.connect(
+                id: id, configuration: configuration, tls: tls, tokens: tokens, group: group, logger: logger
+            )
+            connection.channel.closeFuture.whenComplete { [weak self] _ in self?.forget(connection) }
+            let (waiters, shutdown) = state.withLock { state in
+                state.connecting -= 1
+                if state.isShutdown { return ([CheckedContinuation<PooledConnection?, any Error>](), true) }
+                state.connections.append(connection)
+                connection.gauge.load.add(1 + state.waiters.count, ordering: .relaxed)
+                defer { state.waiters.removeAll() }
+                return (state.waiters, false)
+            }
+            if shutdown {
+                connection.close()
+                throw APNsClientError(.shutdown, "the client has shut down")
+            }
+            for waiter in waiters { waiter.resume(returning: connection) }
+            return connection
+        } catch {
+            let waiters = state.withLock { state in
+                state.connecting -= 1
+                defer { state.waiters.removeAll() }
+                return state.waiters
+            }
+            let failure = (error as? APNsClientError) ?? APNsClientError(
+                .connectionFailed, "cannot connect to \(configuration.endpoint)", underlying: error
+            )
+            logger.info("APNs connection failed", metadata: ["endpoint": "\(configuration.endpoint)", "error": "\(error)"])
+            for waiter in waiters { waiter.resume(throwing: failure) }
+            throw failure
+        }
+    }
+
+    /// The request on `connection` has finished.
+    func release(_ connection: PooledConnection) {
+        connection.gauge.load.subtract(1, ordering: .relaxed)
+    }
+
+    private func forget(_ connection: PooledConnection) {
+        state.withLock { state in state.connections.removeAll { $0 === connection } }
+        logger.debug("APNs connection closed", metadata: ["apns-connection": "\(connection.id)"])
+    }
+
+    /// Takes no new requests, lets in-flight ones finish (each within its deadline), and closes every connection.
+    func shutdown() async {
+        let (connections, waiters) = state.withLock { state in
+            state.isShutdown = true
+            defer { state.waiters.removeAll() }
+            return (state.connections, state.waiters)
+        }
+        for waiter in waiters { waiter.resume(throwing: APNsClientError(.shutdown, "the client has shut down")) }
+        for connection in connections { connection.close() }
+        for connection in connections { try? await connection.channel.closeFuture.get() }
+    }
+}
