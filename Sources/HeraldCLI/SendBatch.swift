@@ -47,7 +47,8 @@ struct SendBatch {
     /// Sends them all; true when every one was accepted.
     ///
     /// `concurrency` workers each send one notification after another (no task per notification, and no
-    /// single task that every answer must pass through); a separate task draws the progress bar.
+    /// single task that every answer must pass through), spread over the client's event loops; a separate
+    /// task draws the progress bar.
     func run(_ client: APNsClient) async -> Bool {
         let started = ContinuousClock.now
         let counters = Counters()
@@ -63,16 +64,26 @@ struct SendBatch {
             bar.update(done: counters.done.load(ordering: .relaxed), failed: counters.failed.load(ordering: .relaxed), force: true)
             bar.finish()
         }
+        // Workers run on the event loops the connections will be opened on (one connection per loop first), so a
+        // request and its answer stay on one thread.
+        let executors = client.taskExecutors.prefix(max(1, client.configuration.maximumConnections))
         let report = await withTaskGroup(of: Report.self) { group in
-            for _ in 0..<min(concurrency, total) {
-                group.addTask {
+            for worker in 0..<min(concurrency, total) {
+                let executor = executors.isEmpty ? nil : executors[executors.startIndex + worker % executors.count]
+                group.addTask(executorPreference: executor) {
                     var report = Report()
+                    var accepted = 0  // counted apart: the common case costs no hashing
                     while true {
                         let index = counters.next.add(1, ordering: .relaxed).oldValue
-                        guard index < total else { return report }
+                        guard index < total else {
+                            if accepted > 0 { report.tally[.accepted, default: 0] += accepted }
+                            return report
+                        }
                         let (outcome, detail) = await Self.send(notification, to: devices[index % devices.count], client: client)
-                        report.tally[outcome, default: 0] += 1
-                        if outcome != .accepted {
+                        if outcome == .accepted {
+                            accepted += 1
+                        } else {
+                            report.tally[outcome, default: 0] += 1
                             report.failures.append(Failure(index: index, outcome: outcome, detail: detail))
                             counters.failed.add(1, ordering: .relaxed)
                         }

@@ -26,6 +26,7 @@ public final class APNsClient: Service, Sendable {
     /// The provider tokens in use, when authenticating with a key.
     public let tokens: ProviderTokenCache?
     private let pool: ConnectionPool
+    private let eventLoopGroup: any EventLoopGroup
     private let logger: Logger
     private let authority: String
     private let scheme: String
@@ -44,6 +45,7 @@ public final class APNsClient: Service, Sendable {
     ) throws(APNsClientError) {
         self.configuration = configuration
         self.logger = logger
+        self.eventLoopGroup = eventLoopGroup
         let endpoint = configuration.endpoint
         authority = endpoint.port == 443 ? endpoint.host : "\(endpoint.host):\(endpoint.port)"
         scheme = endpoint.usesTLS ? "https" : "http"
@@ -85,6 +87,12 @@ public final class APNsClient: Service, Sendable {
         } catch {
             throw APNsClientError(.invalidCredentials, "the TLS settings cannot be used (does the key match the certificate?)", underlying: error)
         }
+    }
+
+    /// One task executor per event loop of the client's group. Tasks that send many notifications and prefer
+    /// these (spread over them) send and get their answers on the connection's own thread, without a hop.
+    package var taskExecutors: [EventLoopTaskExecutor] {
+        eventLoopGroup.makeIterator().map(EventLoopTaskExecutor.init)
     }
 
     /// Connections currently open and taking requests.

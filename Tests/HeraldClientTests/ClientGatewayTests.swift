@@ -63,6 +63,30 @@ import Testing
         try await gateway.stop()
     }
 
+    @Test func tasksOnTheClientsEventLoopsSendAndResumeThere() async throws {
+        let gateway = try await TestGateway.start()
+        let client = try client(gateway) { $0.maximumConnections = 2 }
+        let tokens = try await (0..<20).asyncMap { _ in try #require(DeviceToken(hex: try await gateway.issueToken())) }
+        let executors = client.taskExecutors
+        #expect(!executors.isEmpty)
+        let outcomes = await withTaskGroup(of: (Bool, Bool).self) { group in
+            for index in 0..<200 {
+                let executor = executors[index % executors.count]
+                group.addTask(executorPreference: executor) {
+                    let sent = await ClientFixtures.outcome(client, .alert(bundleID: TestGateway.topic, alert: .init(body: "\(index)")), to: tokens[index % 20]).success != nil
+                    return (sent, executor.isCurrent)
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(outcomes.allSatisfy { $0.0 })
+        #expect(outcomes.allSatisfy { $0.1 }, "a send resumed off its task's event loop")
+        #expect(client.openConnections <= 2)
+        #expect(try await gateway.store.notificationCount() == 200)
+        await client.shutdown()
+        try await gateway.stop()
+    }
+
     @Test func tooManyRequestsToOneDeviceIsRetriedWithBackOff() async throws {
         let gateway = try await TestGateway.start {
             $0.deviceTokenRatePerSecond = 1

@@ -36,6 +36,8 @@ final class APNsStreamHandler: ChannelInboundHandler {
     private let gauge: ConnectionGauge
     private let tokens: ProviderTokenCache?
     private var binding = TokenBinding()
+    /// The `authorization` value of the bound JWT, built once per token rather than once per request.
+    private var authorization = (jwt: "", value: "")
     private let timing: Timing
     private let logger: Logger
     let ready: EventLoopPromise<Void>
@@ -163,7 +165,9 @@ final class APNsStreamHandler: ChannelInboundHandler {
         nextStreamID += 2
         var headers = request.headers
         if let tokens {
-            headers.add(name: "authorization", value: "bearer " + binding.jwt(from: tokens), indexing: .indexable)
+            let jwt = binding.jwt(from: tokens)
+            if jwt != authorization.jwt { authorization = (jwt, "bearer " + jwt) }
+            headers.add(name: "authorization", value: authorization.value, indexing: .indexable)
         }
         inFlight[streamID] = InFlight(promise: request.promise, deadline: request.deadline)
         let written = context.eventLoop.makePromise(of: Void.self)

@@ -3,12 +3,15 @@ import NIOCore
 import NIOSSL
 import Synchronization
 
-/// The connections of one ``APNsClient``: picks the one with the most free streams, opens another (up to
-/// the maximum) when all are busy, forgets closed ones, and drains them all on shutdown.
+/// The connections of one ``APNsClient``: picks one with free streams on the caller's event loop, else the
+/// one with the most free streams, opens another (up to the maximum, spread over the event loops) when all
+/// are busy, forgets closed ones, and drains them all on shutdown.
 final class ConnectionPool: Sendable {
     private struct State {
         var connections: [PooledConnection] = []
         var connecting = 0
+        /// The event loops of the connections being opened.
+        var connectingLoops: [any EventLoop] = []
         var waiters: [CheckedContinuation<PooledConnection?, any Error>] = []
         var nextID = 0
         var isShutdown = false
@@ -16,7 +19,7 @@ final class ConnectionPool: Sendable {
 
     private enum Decision {
         case use(PooledConnection)
-        case connect(id: Int)
+        case connect(id: Int, on: any EventLoop)
         case wait
         case shutdown
     }
@@ -49,8 +52,8 @@ final class ConnectionPool: Sendable {
                 return connection
             case .shutdown:
                 throw APNsClientError(.shutdown, "the client has shut down")
-            case .connect(let id):
-                return try await connect(id: id)
+            case .connect(let id, let eventLoop):
+                return try await connect(id: id, on: eventLoop)
             case .wait:
                 // Wait for the connection being opened; nil means it already finished: decide again.
                 let connection: PooledConnection? = try await withCheckedThrowingContinuation { continuation in
@@ -77,6 +80,8 @@ final class ConnectionPool: Sendable {
             state.connections.removeAll { !$0.isUsable && !$0.channel.isActive }
             var best: PooledConnection?
             var bestFree = Int.min
+            var local: PooledConnection?
+            var localFree = 0
             var usable = 0
             for connection in state.connections where connection.isUsable {
                 usable += 1
@@ -85,6 +90,15 @@ final class ConnectionPool: Sendable {
                     best = connection
                     bestFree = free
                 }
+                if free > localFree && connection.eventLoop.inEventLoop {
+                    local = connection
+                    localFree = free
+                }
+            }
+            // A caller on a connection's event loop (see EventLoopTaskExecutor) sends without a thread hop.
+            if let local {
+                local.gauge.load.add(1, ordering: .relaxed)
+                return .use(local)
             }
             if let best, bestFree > 0 {
                 best.gauge.load.add(1, ordering: .relaxed)
@@ -93,7 +107,9 @@ final class ConnectionPool: Sendable {
             if usable + state.connecting < max(1, configuration.maximumConnections) {
                 state.connecting += 1
                 state.nextID += 1
-                return .connect(id: state.nextID)
+                let eventLoop = Self.leastUsedLoop(of: group, state: state)
+                state.connectingLoops.append(eventLoop)
+                return .connect(id: state.nextID, on: eventLoop)
             }
             if let best {
                 best.gauge.load.add(1, ordering: .relaxed)
@@ -103,10 +119,33 @@ final class ConnectionPool: Sendable {
         }
     }
 
-    private func connect(id: Int) async throws -> PooledConnection {
+    /// The loop for a new connection: the caller's own when no loop has fewer connections, else one with fewest.
+    private static func leastUsedLoop(of group: any EventLoopGroup, state: State) -> any EventLoop {
+        func count(_ eventLoop: any EventLoop) -> Int {
+            state.connections.count { $0.eventLoop === eventLoop } + state.connectingLoops.count { $0 === eventLoop }
+        }
+        let own = group.any()
+        var chosen = own
+        var fewest = count(own)
+        for eventLoop in group.makeIterator() where fewest > 0 {
+            let used = count(eventLoop)
+            if used < fewest {
+                chosen = eventLoop
+                fewest = used
+            }
+        }
+        return chosen
+    }
+
+    private func connect(id: Int, on eventLoop: any EventLoop) async throws -> PooledConnection {
+        defer {
+            state.withLock { state in
+                if let index = state.connectingLoops.firstIndex(where: { $0 === eventLoop }) { state.connectingLoops.remove(at: index) }
+            }
+        }
         do {
             let connection = try await PooledConnection.connect(
-                id: id, configuration: configuration, tls: tls, tokens: tokens, group: group, logger: logger
+                id: id, configuration: configuration, tls: tls, tokens: tokens, eventLoop: eventLoop, logger: logger
             )
             connection.channel.closeFuture.whenComplete { [weak self] _ in self?.forget(connection) }
             let (waiters, shutdown) = state.withLock { state in

@@ -50,7 +50,7 @@ final class PooledConnection: Sendable {
         configuration: APNsClientConfiguration,
         tls: NIOSSLContext?,
         tokens: ProviderTokenCache?,
-        group: any EventLoopGroup,
+        eventLoop: any EventLoop,
         logger: Logger
     ) async throws -> PooledConnection {
         let endpoint = configuration.endpoint
@@ -65,7 +65,7 @@ final class PooledConnection: Sendable {
         var logger = logger
         logger[metadataKey: "apns-connection"] = "\(id)"
         let connectionLogger = logger
-        let (channel, handler) = try await ClientBootstrap(group: group)
+        let (channel, handler) = try await ClientBootstrap(group: eventLoop)
             .connectTimeout(TimeAmount(configuration.connectTimeout))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .connect(host: endpoint.host, port: endpoint.port) { channel in
