@@ -1,6 +1,4 @@
 package import Foundation
-import HeraldWire
-import Logging
 import NIOCore
 import NIOPosix
 import Synchronization
