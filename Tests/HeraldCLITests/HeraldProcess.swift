@@ -37,11 +37,16 @@ final class HeraldProcess: Sendable {
         process.executableURL = executable
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
+        let error = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
+        process.standardOutput = output
+        process.standardError = error
         let stdin = Pipe()
         process.standardInput = stdin
         try process.run()
+        // The child has its own copies; this process reads the files by path.
+        try output.close()
+        try error.close()
         if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
         try stdin.fileHandleForWriting.close()
         return HeraldProcess(process: process, outputPath: outputPath, errorPath: errorPath)
