@@ -124,7 +124,12 @@ extension DeviceDaemon {
     private func present(_ item: NotificationStore.InboxItem, _ payload: RemotePayload, app: AppManifest?, service: ExtensionManifest?) async {
         do throws(UNError) {
             if payload.isBackground {
-                try storing { try store.closeInbox(item.apnsID) }
+                do {
+                    try store.closeInbox(item.apnsID)
+                } catch {
+                    report(.problem("cannot close \(item.apnsID) in the inbox: \(error); it will be handed over again"))
+                    return
+                }
                 report(.background(apnsID: item.apnsID, bundleID: item.bundleID, payload: item.payload))
                 await hand(.remoteNotification(userInfo: payload.userInfo), to: item.bundleID, reason: "remote-notification")
                 return
@@ -133,7 +138,7 @@ extension DeviceDaemon {
             if let service, let app {
                 let outcome = await runner.run(
                     executable: service.executable, request: request, environment: extensionEnvironment(app, service),
-                    attachments: attachmentStore(of: app)
+                    attachments: attachmentStore(of: app.bundleIdentifier, bundleDirectory: app.bundleDirectory, in: configuration.dataDirectory)
                 )
                 request = outcome.request
                 report(.serviceExtension(apnsID: item.apnsID, bundleID: item.bundleID, outcome: outcome.summary))
@@ -156,21 +161,6 @@ extension DeviceDaemon {
         environment["HERALD_APP_BUNDLE_ID"] = app.bundleIdentifier
         environment["HERALD_DATA_DIR"] = configuration.dataDirectory.path
         return environment
-    }
-
-    func attachmentStore(of app: AppManifest) -> AttachmentStore {
-        AttachmentStore(
-            directory: configuration.dataDirectory.appendingPathComponent("attachments/\(app.bundleIdentifier)"),
-            bundleDirectory: app.bundleDirectory
-        )
-    }
-
-    private func storing(_ body: () throws -> Void) throws(UNError) {
-        do {
-            try body()
-        } catch {
-            throw UNError(.notificationsNotAllowed, "the notification store failed: \(error)", underlying: error)
-        }
     }
 }
 

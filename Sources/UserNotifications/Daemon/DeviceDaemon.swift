@@ -86,8 +86,7 @@ package final class DeviceDaemon: Sendable {
         engine = LocalEngine(
             store: store, calendar: .current, prompt: prompt, presenter: presenter,
             attachments: { bundleID in
-                let bundle = (try? apps.app(bundleID: bundleID))?.bundleDirectory ?? dataDirectory.appendingPathComponent("no-bundle")
-                return AttachmentStore(directory: dataDirectory.appendingPathComponent("attachments/\(bundleID)"), bundleDirectory: bundle)
+                attachmentStore(of: bundleID, bundleDirectory: (try? apps.app(bundleID: bundleID))?.bundleDirectory, in: dataDirectory)
             }
         )
         runner = ServiceExtensionRunner(budget: configuration.extensionBudget, grace: configuration.extensionGrace)
@@ -237,4 +236,13 @@ package final class DeviceDaemon: Sendable {
     func wakeScheduler() {
         scheduler.wake()
     }
+}
+
+/// An app's attachment store in the daemon's data dir; an app without a bundle (named with `--topic`) has no
+/// bundle files to copy from.
+func attachmentStore(of bundleID: String, bundleDirectory: URL?, in dataDirectory: URL) -> AttachmentStore {
+    AttachmentStore(
+        directory: dataDirectory.appendingPathComponent("attachments/\(bundleID)"),
+        bundleDirectory: bundleDirectory ?? dataDirectory.appendingPathComponent("no-bundle")
+    )
 }

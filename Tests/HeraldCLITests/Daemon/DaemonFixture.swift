@@ -79,7 +79,7 @@ final class DaemonFixture: Sendable {
 
     /// The daemon's JSON lines of one event.
     func events(_ event: String) -> [JSONValue] {
-        daemon.output.split(separator: "\n").compactMap { try? JSONValue.parse(Data($0.utf8)) }.filter { $0["event"]?.stringValue == event }
+        daemon.lines.filter { $0["event"]?.stringValue == event }
     }
 
     /// The app's device token, as the daemon announced it.
@@ -88,13 +88,8 @@ final class DaemonFixture: Sendable {
     }
 
     /// Waits for a daemon line with this event where `matching` holds.
-    func waitForEvent(_ event: String, timeout: Duration = .seconds(20), where matching: (JSONValue) -> Bool = { _ in true }) async -> JSONValue? {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if let found = events(event).first(where: matching) { return found }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return nil
+    func waitForEvent(_ event: String, where matching: (JSONValue) -> Bool = { _ in true }) async -> JSONValue? {
+        await daemon.waitForEvent(event, where: matching)
     }
 
     /// Pushes `payload` to `token` and returns the gateway's answer.
@@ -119,6 +114,16 @@ final class DaemonFixture: Sendable {
     func launchedAppLines(_ bundleID: String = DaemonFixture.app) -> [JSONValue] {
         let text = (try? String(contentsOfFile: data + "/device/logs/\(bundleID).log", encoding: .utf8)) ?? ""
         return text.split(separator: "\n").compactMap { try? JSONValue.parse(Data($0.utf8)) }
+    }
+
+    /// Waits (up to 10 s) for the app the daemon launched to write a line with this event.
+    func waitForLaunchedAppEvent(_ event: String) async -> JSONValue? {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if let found = launchedAppLines().first(where: { $0["event"]?.stringValue == event }) { return found }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return nil
     }
 
     func respond(_ arguments: [String]) async throws -> CommandRunTests.Run {

@@ -107,13 +107,8 @@ import Testing
         let opened = try await fixture.respond(["m2", "--action", "open-app"])
         #expect(opened.status == 0, "\(opened.error)")
         #expect(opened.output.contains("launched the app"), "\(opened.output)")
-        var lines: [JSONValue] = []
-        for _ in 0..<500 where !lines.contains(where: { $0["event"]?.stringValue == "didReceive" }) {
-            try await Task.sleep(for: .milliseconds(20))
-            lines = fixture.launchedAppLines()
-        }
-        #expect(lines.first { $0["event"]?.stringValue == "started" }?["launchReason"]?.stringValue == "response")
-        let received = lines.first { $0["event"]?.stringValue == "didReceive" }
+        let received = await fixture.waitForLaunchedAppEvent("didReceive")
+        #expect(fixture.launchedAppLines().first { $0["event"]?.stringValue == "started" }?["launchReason"]?.stringValue == "response")
         #expect(received?["action"]?.stringValue == "open-app")
         #expect(received?["title"]?.stringValue == "Meet at 5?")
 
@@ -144,11 +139,7 @@ import Testing
         #expect(await fixture.waitForEvent("notification") { $0["identifier"]?.stringValue == "c1" } != nil)
         let told = try await fixture.respond(["c1", "--action", "dismiss"])
         #expect(told.status == 0 && told.output.contains("launched the app"), "\(told.output)\(told.error)")
-        var received: JSONValue?
-        for _ in 0..<500 where received == nil {
-            try await Task.sleep(for: .milliseconds(20))
-            received = fixture.launchedAppLines().first { $0["event"]?.stringValue == "didReceive" }
-        }
+        let received = await fixture.waitForLaunchedAppEvent("didReceive")
         #expect(received?["action"]?.stringValue == "com.apple.UNNotificationDismissActionIdentifier")
         #expect(received?["identifier"]?.stringValue == "c1")
         try await fixture.stop()
@@ -160,11 +151,7 @@ import Testing
         let pushed = try await fixture.push(#"{"aps":{"content-available":1},"sync":"inbox"}"#, background: true)
         #expect(pushed.status == 200)
         #expect(await fixture.waitForEvent("background") { $0["apnsID"]?.stringValue == pushed.apnsID } != nil)
-        var woken: JSONValue?
-        for _ in 0..<500 where woken == nil {
-            try await Task.sleep(for: .milliseconds(20))
-            woken = fixture.launchedAppLines().first { $0["event"]?.stringValue == "background" }
-        }
+        let woken = await fixture.waitForLaunchedAppEvent("background")
         #expect(woken?["userInfo"]?["sync"]?.stringValue == "inbox")
         #expect(fixture.events("notification").isEmpty)
         try await fixture.stop()
