@@ -75,6 +75,40 @@ import UserNotifications
         #expect(harness.presenter.shown.isEmpty)
     }
 
+    /// A delegate that never calls its completion handler.
+    final class SilentHandler: NSObject, UNUserNotificationCenterDelegate {
+        let asked = Mutex(0)
+        func userNotificationCenter(
+            _ center: UNUserNotificationCenter, willPresent notification: UNNotification,
+            withCompletionHandler completionHandler: @escaping (UNNotificationPresentationOptions) -> Void
+        ) {
+            asked.withLock { $0 += 1 }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aDelegateThatNeverAnswersWillPresentDoesNotHoldUpTheApp() async throws {
+        let harness = try EngineHarness()
+        let center = UNUserNotificationCenter(runtime: CenterRuntime(
+            bundleID: EngineHarness.app, engine: .success(harness.engine), willPresentTimeout: .milliseconds(300)
+        ))
+        center.start()
+        let handler = SilentHandler()
+        center.delegate = handler
+        _ = try await center.requestAuthorization(options: [.alert, .sound])
+
+        let started = ContinuousClock.now
+        try await center.add(UNNotificationRequest(identifier: "unanswered", content: content("Unanswered"), trigger: nil))
+        #expect(ContinuousClock.now - started >= .milliseconds(300))
+        #expect(handler.asked.withLock { $0 } == 1)
+        // Presented as for an app that does not run: a banner and in the list.
+        #expect(harness.presenter.shown.map(\.title) == ["Unanswered"])
+        #expect(await center.deliveredNotifications().map(\.request.identifier) == ["unanswered"])
+        try await center.add(UNNotificationRequest(
+            identifier: "later", content: content("Later"), trigger: UNTimeIntervalNotificationTrigger(timeInterval: 3600, repeats: false)
+        ))
+        #expect(await center.pendingNotificationRequests().map(\.identifier) == ["later"])
+    }
+
     @Test func userInfoThatIsNotAPropertyListIsRefused() async throws {
         let harness = try EngineHarness()
         let center = center(harness)

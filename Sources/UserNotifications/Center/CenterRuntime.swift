@@ -11,6 +11,8 @@ package final class CenterRuntime: Sendable {
     private let firesFor: String?
     private let engine: Result<any NotificationEngine, UNError>
     private let location: SimulatedLocation?
+    /// How long the app's delegate may take to answer `willPresent` (as long as under the device daemon).
+    package let willPresentTimeout: Duration
     private let jobs: AsyncStream<Job>.Continuation
     private let queue: AsyncStream<Job>
     private let state = Mutex(State())
@@ -25,11 +27,16 @@ package final class CenterRuntime: Sendable {
     ///   - engine: The engine, or why there is none (every call then fails with that error).
     ///   - location: Where location triggers learn the machine's location (checked every second).
     ///   - allApps: Fire every app's requests, not only this app's (the device daemon; benchmarks).
-    package init(bundleID: String, engine: Result<any NotificationEngine, UNError>, location: SimulatedLocation? = nil, allApps: Bool = false) {
+    ///   - willPresentTimeout: How long the app's delegate may take to answer `willPresent`.
+    package init(
+        bundleID: String, engine: Result<any NotificationEngine, UNError>, location: SimulatedLocation? = nil, allApps: Bool = false,
+        willPresentTimeout: Duration = .seconds(10)
+    ) {
         self.bundleID = bundleID
         firesFor = allApps ? nil : bundleID
         self.engine = engine
         self.location = location
+        self.willPresentTimeout = willPresentTimeout
         (queue, jobs) = AsyncStream.makeStream(of: Job.self)
     }
 

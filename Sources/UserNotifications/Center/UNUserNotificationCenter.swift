@@ -233,9 +233,21 @@ public final class UNUserNotificationCenter: NSObject, Sendable {
         }
     }
 
-    /// The app runs (this is its process), so its delegate decides; without one, nothing is presented.
+    /// The app runs (this is its process), so its delegate decides; without one, nothing is presented. A delegate
+    /// that does not answer within the runtime's `willPresentTimeout` gets what an app that does not run gets, as
+    /// under the device daemon, and the app's later calls no longer wait behind it.
     private func presentationOptions(for notification: NotificationRecord) async -> UNNotificationPresentationOptions {
-        guard let delegate = delegateBox.delegate else { return [] }
-        return await delegate.userNotificationCenter(self, willPresent: notification.notification)
+        guard delegateBox.delegate != nil else { return [] }
+        let delegateBox = self.delegateBox
+        let answered = await answer(within: runtime.willPresentTimeout) {
+            await delegateBox.delegate?.userNotificationCenter(self, willPresent: notification.notification) ?? []
+        }
+        if let answered { return answered }
+        FileHandle.standardError.write(Data("""
+            UserNotifications: the delegate did not answer willPresent for \(notification.request.identifier) within \
+            \(runtime.willPresentTimeout); presenting it as if the app did not run
+
+            """.utf8))
+        return .whenAppIsNotRunning
     }
 }

@@ -214,9 +214,6 @@ package final class DeviceDaemon: Sendable {
 
     // MARK: Presentation
 
-    /// How an app that does not run (or does not answer) has its notifications presented.
-    static let notRunning: UNNotificationPresentationOptions = [.banner, .list, .sound, .badge]
-
     /// A running app with a delegate decides (`willPresent`); a running app without one presents nothing, as an
     /// iOS app in the foreground; an app that does not run gets everything its settings allow.
     func presentationOptions(for fired: LocalEngine.Fired) async -> UNNotificationPresentationOptions {
@@ -227,9 +224,9 @@ package final class DeviceDaemon: Sendable {
             }
             if case .answer(_, let options)? = reply { return UNNotificationPresentationOptions(rawValue: options) }
             report(.problem("\(fired.bundleID) did not answer willPresent in time; presenting as if it did not run"))
-            return Self.notRunning
+            return .whenAppIsNotRunning
         }
-        return running.isEmpty ? Self.notRunning : []
+        return running.isEmpty ? .whenAppIsNotRunning : []
     }
 
     /// Makes the scheduler look at the next fire date again.

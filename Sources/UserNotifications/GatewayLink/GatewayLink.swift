@@ -121,7 +121,7 @@ package struct GatewayLink: Sendable {
                 case .unregistered(let topic, let token):
                     keepGoing = try await handler(.unregistered(topic: topic, deviceToken: token))
                 case .notification(let notification):
-                    let first = try journal?.firstSighting(of: APNsID.format(notification.apnsID)) ?? true
+                    let first = try await journal?.firstSighting(of: APNsID.format(notification.apnsID)) ?? true
                     keepGoing = first ? try await handler(.notification(notification)) : true
                     try await send(.ack(uniqueID: notification.uniqueID))
                 case .error(let reason, let message):

@@ -20,3 +20,8 @@ public struct UNNotificationPresentationOptions: OptionSet, Sendable {
     /// Show the notification as a banner.
     public static let banner = UNNotificationPresentationOptions(rawValue: 1 << 4)
 }
+
+extension UNNotificationPresentationOptions {
+    /// How a notification is presented for an app that does not run, or whose delegate does not answer `willPresent`.
+    package static let whenAppIsNotRunning: UNNotificationPresentationOptions = [.banner, .list, .sound, .badge]
+}
