@@ -7,14 +7,14 @@ import Synchronization
 import UserNotifications
 
 /// One simulated device: its own key, one app registered, every notification reported to `onNotification`.
-/// Many of them share one duplicate journal.
+/// Many of them share one duplicate journal, if they keep one.
 final class BenchDevice: Sendable {
     private let link: GatewayLink
     private let topic: String
     private let token = Mutex<String?>(nil)
     private let closedReason = Mutex<String?>(nil)
 
-    init(gateway: String, caPath: String?, topic: String, journal: DeliveryJournal, tls: TLSConfiguration? = nil) throws {
+    init(gateway: String, caPath: String?, topic: String, journal: DeliveryJournal?, tls: TLSConfiguration? = nil) throws {
         link = try GatewayLink(
             gateway: gateway, caPath: caPath, key: P256.Signing.PrivateKey(), journal: journal,
             logger: Logger(label: "herald.bench", factory: { _ in SwiftLogNoOpLogHandler() }), tls: tls

@@ -1,5 +1,7 @@
 import ArgumentParser
+import Foundation
 import NIOSSL
+import UserNotifications
 
 /// Where the provider API is and how to authenticate to it.
 struct ProviderOptions: ParsableArguments {
@@ -29,6 +31,22 @@ struct DeviceOptions: ParsableArguments {
 
     @Flag(name: .customLong("skip-hostname-check"), help: "Trust the CA but not the host name (for loopback addresses the certificate does not list).")
     var skipHostnameCheck = false
+
+    @Flag(
+        name: .customLong("device-journal"),
+        help: "Give the devices GatewayLink's duplicate journal (one SQLite file for all of them). Off by default: it is the device's own disk work, which a real device does on its own cores, not the gateway's."
+    )
+    var journal = false
+
+    /// The journal in `directory` when `--device-journal` asks for one.
+    func makeJournal(in directory: URL) throws -> DeliveryJournal? {
+        journal ? try DeliveryJournal(path: directory.appendingPathComponent("journal.sqlite").path) : nil
+    }
+
+    /// What the devices keep, for the report.
+    var journalSummary: String {
+        journal ? "with one shared duplicate journal" : "without a duplicate journal"
+    }
 
     /// Devices are spread over the addresses round-robin.
     func gateway(for index: Int) -> String { deviceGateways[index % deviceGateways.count] }

@@ -31,7 +31,7 @@ struct Fleet: AsyncParsableCommand {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("herald-fleet-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let journal = try DeliveryJournal(path: scratch.appendingPathComponent("journal.sqlite").path)
+        let journal = try device.makeJournal(in: scratch)
         let tls = try device.tls(caPath: provider.ca)
         let baseline = residentMemory()
         report("gateway RSS before: \(megabytes(baseline))")
