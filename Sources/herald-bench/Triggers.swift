@@ -22,8 +22,9 @@ struct Triggers: AsyncParsableCommand {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("herald-triggers-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: scratch) }
         let store = try NotificationStore(path: scratch.appendingPathComponent("notifications.sqlite").path)
+        let cards = CardClock()
         let engine = LocalEngine(
-            store: store, calendar: .current, prompt: GrantAll(), presenter: TerminalPresenter(style: .none),
+            store: store, calendar: .current, prompt: GrantAll(), presenter: cards,
             attachments: { AttachmentStore(directory: scratch.appendingPathComponent($0), bundleDirectory: scratch) }
         )
         let bundleIDs = (0..<apps).map { "com.example.app\($0)" }
@@ -45,6 +46,7 @@ struct Triggers: AsyncParsableCommand {
                 )
                 _ = try await engine.add(try RequestRecord(request), of: bundleID, now: Date())
                 fireDates.append(date)
+                cards.expect(bundleID: bundleID, identifier: "r\(index)", at: date)
             }
         }
         let scheduled = ContinuousClock.now - scheduleStart
@@ -71,17 +73,36 @@ struct Triggers: AsyncParsableCommand {
             let fireDate = fired.notification.date.addingTimeInterval(-fired.lateness)
             lateness.withLock { $0.append(.seconds(Date().timeIntervalSince(fireDate))) }
             firedLate.withLock { $0.append(.seconds(fired.lateness)) }
-            return [.list]
+            return [.banner, .list]
         }
         let deadline = ContinuousClock.now + .seconds(Double(spread) + (firstFire - Date().timeIntervalSince1970) + 30)
-        while lateness.withLock({ $0.count }) < total, ContinuousClock.now < deadline {
+        while cards.shown.count < total, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(200))
         }
         let fired = lateness.value
-        print("fired \(fired.count) of \(total) over \(spread) s")
+        print("fired \(fired.count) of \(total) over \(spread) s, \(cards.shown.count) cards shown")
         print("  from fire date to firing:       \(Percentiles(firedLate.value).summary)")
-        print("  from fire date to presentation: \(Percentiles(fired).summary)")
+        print("  from fire date to willPresent:  \(Percentiles(fired).summary)")
+        print("  from fire date to the card:     \(Percentiles(cards.shown).summary)")
     }
+}
+
+/// Presents nothing; notes how long after its fire date each card came.
+private final class CardClock: NotificationPresenter {
+    private let fireDates = Locked<[String: Date]>([:])
+    private let lateness = Locked<[Duration]>([])
+
+    func expect(bundleID: String, identifier: String, at date: Date) {
+        fireDates.withLock { $0["\(bundleID)/\(identifier)"] = date }
+    }
+
+    func present(_ card: NotificationCard) {
+        let now = Date()
+        guard let due = fireDates.withLock({ $0["\(card.topic)/\(card.identifier)"] }) else { return }
+        lateness.withLock { $0.append(.seconds(now.timeIntervalSince(due))) }
+    }
+
+    var shown: [Duration] { lateness.value }
 }
 
 /// Every app is allowed: the benchmark measures scheduling, not the prompt.

@@ -167,7 +167,7 @@ package final class CenterRuntime: Sendable {
         for item in fired { decided.append((item, await present(item))) }
         let batch = decided
         try? await perform { _ throws(UNError) in
-            for (item, options) in batch { try await engine.complete(item, options: options) }
+            try await engine.complete(batch)
         }
     }
 
@@ -183,6 +183,8 @@ package final class CenterRuntime: Sendable {
             }
             let fired = (try? await perform { _ throws(UNError) in try await engine.tick(now: Date(), app: app) }) ?? []
             await deliver(fired, engine, present: present)
+            // Between batches: what the last ones wrote goes into the file now, not inside the next batch's commit.
+            try? await perform { _ throws(UNError) in try await engine.checkpoint() }
             let upcoming = (try? await perform { _ throws(UNError) in try await engine.nextFireDate(app: app) }) ?? nil
             guard let next = upcoming, next.timeIntervalSinceNow <= Self.readAhead else {
                 // Wake shortly before the next fire date, and at least every minute in case the wall clock changed.

@@ -224,29 +224,54 @@ package actor LocalEngine {
     /// the delivered list (replacing one with the same identifier, moved to the top), `.banner` shows it,
     /// `.badge` sets the content's badge. Nothing happens for an app that is not authorized.
     package func complete(_ fired: Fired, options: UNNotificationPresentationOptions) throws(UNError) {
-        let settings = try settings(of: fired.bundleID)
-        let files = attachments(fired.bundleID)
-        let request = fired.notification.request
-        guard settings.allowsDelivery else {
-            files.release(request.content.attachments)
-            if let apnsID = fired.apnsID { try storing { try store.closeInbox(apnsID) } }
-            return
+        try complete([(fired, options)])
+    }
+
+    /// Completes `batch` in order: every store change in one transaction (a thousand requests falling due at
+    /// one second cost one commit, not a thousand).
+    ///
+    /// A local notification's card goes up before that transaction: its firing is already committed (it will not
+    /// fire again), and the delivered list follows within milliseconds. A remote one's card waits for the commit
+    /// that closes its inbox entry, so a crash in between cannot show it twice.
+    package func complete(_ batch: [(Fired, UNNotificationPresentationOptions)]) throws(UNError) {
+        let settingsOfApp = try storing { try store.settings(of: Set(batch.map(\.0.bundleID))) }
+        var completions: [NotificationStore.Completion] = []
+        var remoteCards: [NotificationCard] = []
+        for (fired, options) in batch {
+            let settings = settingsOfApp[fired.bundleID] ?? SettingsRecord()
+            let request = fired.notification.request
+            var completion = NotificationStore.Completion(bundleID: fired.bundleID, closingInbox: fired.apnsID)
+            guard settings.allowsDelivery else {
+                attachments(fired.bundleID).release(request.content.attachments)
+                completions.append(completion)
+                continue
+            }
+            let listed = !options.isDisjoint(with: [.list, .alert]) && settings.notificationCenterSetting != .disabled
+            if listed {
+                completion.deliver = fired.notification
+            } else {
+                attachments(fired.bundleID).release(request.content.attachments)
+            }
+            if options.contains(.badge), settings.badgeSetting != .disabled, let badge = request.content.badge {
+                completion.badge = badge
+            }
+            completions.append(completion)
+            if !options.isDisjoint(with: [.banner, .alert]) && settings.alertSetting != .disabled {
+                let card = NotificationCard(fired.notification, bundleID: fired.bundleID, apnsID: fired.apnsID)
+                if fired.apnsID == nil { presenter.present(card) } else { remoteCards.append(card) }
+            }
         }
-        let listed = !options.isDisjoint(with: [.list, .alert]) && settings.notificationCenterSetting != .disabled
-        let shown = !options.isDisjoint(with: [.banner, .alert]) && settings.alertSetting != .disabled
-        if listed, let replaced = try storing({ try store.deliveredNotification(of: fired.bundleID, identifier: request.identifier) }) {
-            releaseAttachments(of: replaced.request, keeping: request, in: files)
+        let replaced = try storing { try store.complete(completions) }
+        for ((fired, _), replaced) in zip(batch, replaced) {
+            guard let replaced else { continue }
+            releaseAttachments(of: replaced.request, keeping: fired.notification.request, in: attachments(fired.bundleID))
         }
-        if listed {
-            try storing { try store.deliver(fired.notification, of: fired.bundleID, closingInbox: fired.apnsID) }
-        } else {
-            files.release(request.content.attachments)
-            if let apnsID = fired.apnsID { try storing { try store.closeInbox(apnsID) } }
-        }
-        if shown { presenter.present(NotificationCard(fired.notification, bundleID: fired.bundleID, apnsID: fired.apnsID)) }
-        if options.contains(.badge), settings.badgeSetting != .disabled, let badge = request.content.badge {
-            try storing { try store.setBadge(badge, of: fired.bundleID) }
-        }
+        for card in remoteCards { presenter.present(card) }
+    }
+
+    /// Moves the store's write-ahead log into its file; the scheduler calls it between batches.
+    package func checkpoint() throws(UNError) {
+        try storing { try store.checkpoint() }
     }
 
     // MARK: Delivered, categories, badge

@@ -27,6 +27,10 @@ package protocol NotificationScheduler: NotificationEngine {
     func settle(_ prepared: [LocalEngine.Prepared], now: Date) async throws(UNError) -> [LocalEngine.Fired]
     func updateLocation(_ coordinate: CLLocationCoordinate2D, now: Date, app: String?) async throws(UNError) -> [LocalEngine.Fired]
     func complete(_ fired: LocalEngine.Fired, options: UNNotificationPresentationOptions) async throws(UNError)
+    /// Completes several at once: their store changes in one transaction.
+    func complete(_ batch: [(LocalEngine.Fired, UNNotificationPresentationOptions)]) async throws(UNError)
+    /// Moves the store's write-ahead log into its file (commits never do, so that firing stays on time).
+    func checkpoint() async throws(UNError)
     /// Recomputes the fire dates of calendar requests (the system time zone changed).
     func reschedule(now: Date, calendar: Calendar, app: String?) async throws(UNError)
 }

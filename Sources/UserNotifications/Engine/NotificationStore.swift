@@ -29,8 +29,12 @@ package final class NotificationStore: Sendable {
     private static func open(_ path: String) throws -> DatabaseQueue {
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
-        // WAL with synchronous = NORMAL: a power cut may lose the last changes, never the file.
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+        // WAL with synchronous = NORMAL: a power cut may lose the last changes, never the file. Commits never
+        // checkpoint (a checkpoint inside the commit of a firing batch made it late); checkpoint() does, between batches.
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
+        }
         let database = try DatabaseQueue(path: path, configuration: configuration)
         try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
         var migrator = DatabaseMigrator()
@@ -55,12 +59,40 @@ package final class NotificationStore: Sendable {
         return database
     }
 
+    /// Copies what the write-ahead log holds into the database file, as far as readers allow (a passive checkpoint).
+    package func checkpoint() throws {
+        try database.writeWithoutTransaction { db in _ = try db.checkpoint(.passive) }
+    }
+
     // MARK: Settings and badge
 
     package func settings(of bundleID: String) throws -> SettingsRecord? {
         try database.read { db in
             try String.fetchOne(db, sql: "SELECT settings FROM app WHERE bundle_id = ?", arguments: [bundleID])
                 .map { try Self.decode(SettingsRecord.self, $0) }
+        }
+    }
+
+    /// The settings of several apps in one read; apps that never asked for authorization are missing.
+    package func settings(of bundleIDs: Set<String>) throws -> [String: SettingsRecord] {
+        let ids = Array(bundleIDs)
+        return try database.read { db in
+            var settings: [String: SettingsRecord] = [:]
+            var decoded: [String: SettingsRecord] = [:]  // by stored text: most apps' settings are alike
+            for start in stride(from: 0, to: ids.count, by: 500) {
+                let part = Array(ids[start..<min(start + 500, ids.count)])
+                let rows = try Row.fetchAll(
+                    db, sql: "SELECT bundle_id, settings FROM app WHERE bundle_id IN (\(databaseQuestionMarks(count: part.count)))",
+                    arguments: StatementArguments(part)
+                )
+                for row in rows {
+                    guard let text = row["settings"] as String? else { continue }
+                    let record = try decoded[text] ?? Self.decode(SettingsRecord.self, text)
+                    decoded[text] = record
+                    settings[row["bundle_id"]] = record
+                }
+            }
+            return settings
         }
     }
 
@@ -81,12 +113,14 @@ package final class NotificationStore: Sendable {
     }
 
     package func setBadge(_ badge: Int, of bundleID: String) throws {
-        try database.write { db in
-            try db.execute(sql: """
-                INSERT INTO app (bundle_id, badge) VALUES (?, ?)
-                ON CONFLICT (bundle_id) DO UPDATE SET badge = excluded.badge
-                """, arguments: [bundleID, badge])
-        }
+        try database.write { db in try Self.setBadge(badge, of: bundleID, in: db) }
+    }
+
+    private static func setBadge(_ badge: Int, of bundleID: String, in db: Database) throws {
+        try db.execute(sql: """
+            INSERT INTO app (bundle_id, badge) VALUES (?, ?)
+            ON CONFLICT (bundle_id) DO UPDATE SET badge = excluded.badge
+            """, arguments: [bundleID, badge])
     }
 
     /// Every app that has asked for authorization, with its settings.
@@ -283,16 +317,40 @@ package final class NotificationStore: Sendable {
         }
     }
 
-    /// Adds or replaces (same identifier) a delivered notification; a replaced one moves to the top. A remote
-    /// notification's inbox entry (`closingInbox`: its apns-id) is closed in the same transaction.
-    package func deliver(_ notification: NotificationRecord, of bundleID: String, closingInbox apnsID: String? = nil) throws {
-        let text = try Self.encode(notification)
-        try database.write { db in
-            if let apnsID { try Self.closeInbox(apnsID, in: db) }
-            try db.execute(sql: "DELETE FROM delivered WHERE bundle_id = ? AND identifier = ?",
-                           arguments: [bundleID, notification.request.identifier])
-            try db.execute(sql: "INSERT INTO delivered (bundle_id, identifier, notification, delivered_at) VALUES (?, ?, ?, ?)",
-                           arguments: [bundleID, notification.request.identifier, text, notification.date.timeIntervalSince1970])
+    /// What completing one fired notification changes: the delivered list (`deliver`: added, replacing one with the
+    /// same identifier), a remote notification's inbox entry (`closingInbox`), the app's badge.
+    package struct Completion: Sendable {
+        package var bundleID: String
+        package var deliver: NotificationRecord?
+        package var closingInbox: String?
+        package var badge: Int?
+    }
+
+    /// Applies `completions` in order, in one transaction; returns, for each, the delivered notification it replaced.
+    package func complete(_ completions: [Completion]) throws -> [NotificationRecord?] {
+        let texts = try completions.map { try $0.deliver.map(Self.encode) }
+        return try database.write { db in
+            let find = try db.cachedStatement(sql: "SELECT notification FROM delivered WHERE bundle_id = ? AND identifier = ?")
+            let remove = try db.cachedStatement(sql: "DELETE FROM delivered WHERE bundle_id = ? AND identifier = ?")
+            let insert = try db.cachedStatement(
+                sql: "INSERT INTO delivered (bundle_id, identifier, notification, delivered_at) VALUES (?, ?, ?, ?)"
+            )
+            var replaced: [NotificationRecord?] = []
+            for (completion, text) in zip(completions, texts) {
+                if let apnsID = completion.closingInbox { try Self.closeInbox(apnsID, in: db) }
+                if let notification = completion.deliver, let text {
+                    let key: StatementArguments = [completion.bundleID, notification.request.identifier]
+                    replaced.append(try String.fetchOne(find, arguments: key).map { try Self.decode(NotificationRecord.self, $0) })
+                    try remove.execute(arguments: key)
+                    try insert.execute(arguments: key + [text, notification.date.timeIntervalSince1970])
+                } else {
+                    replaced.append(nil)
+                }
+                if let badge = completion.badge {
+                    try Self.setBadge(badge, of: completion.bundleID, in: db)
+                }
+            }
+            return replaced
         }
     }
 
