@@ -36,6 +36,28 @@ import UserNotifications
         #expect(harness.presenter.shown.map(\.title) == ["Hello", "Hello", "again"])
     }
 
+    @Test func aBatchCompletesEachNotificationAsItsAppAllows() async throws {
+        let harness = try EngineHarness()
+        try await harness.authorize()
+        func fired(_ identifier: String, of bundleID: String, badge: Int? = nil) throws -> LocalEngine.Fired {
+            let content = UNMutableNotificationContent()
+            content.title = identifier
+            content.badge = badge.map { NSNumber(value: $0) }
+            let request = try RequestRecord(UNNotificationRequest(identifier: identifier, content: content, trigger: nil))
+            return LocalEngine.Fired(bundleID: bundleID, notification: NotificationRecord(date: start, request: request), lateness: 0)
+        }
+        let unauthorized = "com.example.never-asked"
+        try await harness.engine.complete([
+            (try fired("banner", of: EngineHarness.app, badge: 3), [.banner, .list, .badge]),
+            (try fired("refused", of: unauthorized), [.banner, .list]),
+            (try fired("listed", of: EngineHarness.app), [.list]),
+        ])
+        #expect(try await harness.deliveredIDs() == ["listed", "banner"])
+        #expect(try await harness.engine.delivered(of: unauthorized).isEmpty)
+        #expect(harness.presenter.shown.map(\.title) == ["banner"])
+        #expect(try await harness.engine.badge(of: EngineHarness.app) == 3)
+    }
+
     @Test func sixtyFourPendingPerAppKeepingTheSoonest() async throws {
         let harness = try EngineHarness()
         try await harness.authorize()

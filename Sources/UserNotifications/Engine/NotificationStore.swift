@@ -29,12 +29,8 @@ package final class NotificationStore: Sendable {
     private static func open(_ path: String) throws -> DatabaseQueue {
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
-        // WAL with synchronous = NORMAL: a power cut may lose the last changes, never the file. Commits never
-        // checkpoint (a checkpoint inside the commit of a firing batch made it late); checkpoint() does, between batches.
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
-            try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
-        }
+        // WAL with synchronous = NORMAL: a power cut may lose the last changes, never the file.
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
         let database = try DatabaseQueue(path: path, configuration: configuration)
         try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
         var migrator = DatabaseMigrator()
@@ -62,6 +58,22 @@ package final class NotificationStore: Sendable {
     /// Copies what the write-ahead log holds into the database file, as far as readers allow (a passive checkpoint).
     package func checkpoint() throws {
         try database.writeWithoutTransaction { db in _ = try db.checkpoint(.passive) }
+    }
+
+    /// A transaction whose commit does not checkpoint (other commits do, once the log passes 1,000 pages): for the
+    /// writes of a firing batch, which a checkpoint would make late. The scheduler calls ``checkpoint()`` after them.
+    private func writeWithoutCheckpoint<Value>(_ updates: (Database) throws -> Value) throws -> Value {
+        try database.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
+            defer { try? db.execute(sql: "PRAGMA wal_autocheckpoint = 1000") }
+            var value: Value?
+            try db.inTransaction {
+                value = try updates(db)
+                return .commit
+            }
+            guard let value else { preconditionFailure("a committed transaction has run its updates") }
+            return value
+        }
     }
 
     // MARK: Settings and badge
@@ -270,7 +282,7 @@ package final class NotificationStore: Sendable {
     /// Settles fired requests in one transaction (one-shot rows go, repeating ones get their next date) and
     /// returns which were still pending as read.
     package func settle(_ settlements: [Settlement]) throws -> [Bool] {
-        try database.write { db in
+        try writeWithoutCheckpoint { db in
             let remove = try db.cachedStatement(sql: "DELETE FROM pending WHERE bundle_id = ? AND identifier = ? AND next_fire = ?")
             let update = try db.cachedStatement(sql: "UPDATE pending SET next_fire = ? WHERE bundle_id = ? AND identifier = ? AND next_fire = ?")
             return try settlements.map { item in
@@ -329,7 +341,7 @@ package final class NotificationStore: Sendable {
     /// Applies `completions` in order, in one transaction; returns, for each, the delivered notification it replaced.
     package func complete(_ completions: [Completion]) throws -> [NotificationRecord?] {
         let texts = try completions.map { try $0.deliver.map(Self.encode) }
-        return try database.write { db in
+        return try writeWithoutCheckpoint { db in
             let find = try db.cachedStatement(sql: "SELECT notification FROM delivered WHERE bundle_id = ? AND identifier = ?")
             let remove = try db.cachedStatement(sql: "DELETE FROM delivered WHERE bundle_id = ? AND identifier = ?")
             let insert = try db.cachedStatement(
