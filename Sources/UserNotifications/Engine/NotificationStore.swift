@@ -321,14 +321,6 @@ package final class NotificationStore: Sendable {
         }
     }
 
-    /// One delivered notification.
-    package func deliveredNotification(of bundleID: String, identifier: String) throws -> NotificationRecord? {
-        try database.read { db in
-            try String.fetchOne(db, sql: "SELECT notification FROM delivered WHERE bundle_id = ? AND identifier = ?",
-                                arguments: [bundleID, identifier]).map { try Self.decode(NotificationRecord.self, $0) }
-        }
-    }
-
     /// What completing one fired notification changes: the delivered list (`deliver`: added, replacing one with the
     /// same identifier), a remote notification's inbox entry (`closingInbox`), the app's badge.
     package struct Completion: Sendable {
