@@ -22,6 +22,11 @@ final class AppDelegate: NSObject, UNUserNotificationCenterDelegate {
             print("Saved the episode with \(guest) for later")
         default:
             print("Playing the episode with \(guest)")
+            // The extension's image is the episode's cover; it can still be read while the app hears of the tap.
+            if let cover = response.notification.request.content.attachments.first,
+               let bytes = FileManager.default.contents(atPath: cover.url.path) {
+                print("Showing the cover (\(bytes.count) bytes)")
+            }
         }
         completionHandler()
     }

@@ -8,7 +8,9 @@ extension CenterRuntime {
         let identity = AppIdentity.current(environment: environment)
         let socket = DaemonSocket.path(dataDirectory: identity.dataDirectory)
         if DaemonSocket.isListening(at: socket) {
-            // The device daemon runs: it schedules, presents and routes for every app.
+            // The device daemon runs: it schedules, presents and routes for every app. When it launched this
+            // process, standard output is the app's log file: line by line, so the log shows what happened as it does.
+            if environment["HERALD_LAUNCH_REASON"] != nil { makeStandardOutputLineBuffered() }
             return CenterRuntime(bundleID: identity.bundleIdentifier, engine: .success(DaemonClient(path: socket)))
         }
         let engine: Result<any NotificationEngine, UNError>

@@ -36,9 +36,10 @@ extension DeviceDaemon {
         if request.text != nil, !takesText {
             throw UNError(.notificationsNotAllowed, "action \(request.action) takes no text; only text-input actions do")
         }
-        try await engine.removeDelivered(of: bundleID, identifiers: [notification.request.identifier])
+        try await engine.removeAnswered(notification, of: bundleID)
         let customDismiss = UNNotificationCategoryOptions(rawValue: category?.options ?? 0).contains(.customDismissAction)
         if actionIdentifier == UNNotificationDismissActionIdentifier, !customDismiss {
+            await engine.releaseAttachments(of: notification, of: bundleID)
             return .responded(bundleID: bundleID, actionIdentifier: actionIdentifier,
                               delivery: "dismissed; the app is not told (its category has no customDismissAction)")
         }
@@ -83,6 +84,7 @@ extension DeviceDaemon {
     @discardableResult
     func hand(_ event: AppEventRecord, to bundleID: String, reason: String) async -> String {
         guard let app = try? apps.app(bundleID: bundleID) else {
+            await releaseAttachments(carriedBy: event, of: bundleID)
             return "not handed over: \(bundleID) is not an installed app (`herald apps install`)"
         }
         let id: Int64
@@ -90,6 +92,7 @@ extension DeviceDaemon {
             id = try store.queue(event, for: bundleID)
         } catch {
             report(.problem("cannot queue an event for \(bundleID): \(error)"))
+            await releaseAttachments(carriedBy: event, of: bundleID)
             return "lost: the notification store failed (\(error))"
         }
         await deliverQueuedEvents(of: bundleID)
@@ -125,7 +128,10 @@ extension DeviceDaemon {
             for queued in (try? store.queuedEvents(for: bundleID)) ?? [] {
                 guard let session = sessions(of: bundleID).first(where: { $0.handles(queued.event) }) else { continue }
                 let reply = await session.conversation.request(timeout: .seconds(60)) { .ask(id: $0, question: .event(queued.event)) }
-                if case .answer? = reply { try? store.removeEvent(queued.id) }
+                if case .answer? = reply {
+                    try? store.removeEvent(queued.id)
+                    await releaseAttachments(carriedBy: queued.event, of: bundleID)
+                }
             }
             again = eventDelivery.withLock { delivering in
                 let requested = delivering[bundleID] == true
@@ -133,5 +139,11 @@ extension DeviceDaemon {
                 return requested
             }
         }
+    }
+
+    /// A response carries its notification's attachments to the app: once the app has it (or never will), they go.
+    private func releaseAttachments(carriedBy event: AppEventRecord, of bundleID: String) async {
+        guard case .response(let response) = event else { return }
+        await engine.releaseAttachments(of: response.notification, of: bundleID)
     }
 }

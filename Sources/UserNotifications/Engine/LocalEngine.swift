@@ -280,6 +280,17 @@ package actor LocalEngine {
         try storing { try store.delivered(of: bundleID) }
     }
 
+    /// Takes a notification the person answered out of the list. Its attachment files stay until the app has been
+    /// told (``releaseAttachments(of:of:)``), so that `didReceive` can still open them, as on iOS.
+    package func removeAnswered(_ notification: NotificationRecord, of bundleID: String) throws(UNError) {
+        try storing { try store.removeDelivered(of: bundleID, identifiers: [notification.request.identifier]) }
+    }
+
+    /// Deletes a notification's attachment files.
+    package func releaseAttachments(of notification: NotificationRecord, of bundleID: String) {
+        attachments(bundleID).release(notification.request.content.attachments)
+    }
+
     package func removeDelivered(of bundleID: String, identifiers: [String]?) throws(UNError) {
         let removed = try storing { try store.removeDelivered(of: bundleID, identifiers: identifiers) }
         let files = attachments(bundleID)

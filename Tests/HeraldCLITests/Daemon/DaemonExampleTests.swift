@@ -65,6 +65,19 @@ import Testing
         let stored = try #require(attachment?["path"]?.stringValue)
         #expect(stored.hasPrefix(data + "/attachments/com.example.podcast/"))
         #expect(FileManager.default.contents(atPath: stored)?.prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]))
+
+        // Tapping it launches the app, whose didReceive still finds the image; once the app has had it, it goes.
+        let identifier = try #require(shown?["identifier"]?.stringValue)
+        let tapped = try await CommandRunTests.run(["device", "respond", identifier, "--app", "com.example.podcast", "--data-dir", data])
+        #expect(tapped.status == 0, "\(tapped.error)")
+        let log = data + "/device/logs/com.example.podcast.log"
+        let deadline = ContinuousClock.now + .seconds(20)
+        while FileManager.default.fileExists(atPath: stored), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let printed = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        #expect(printed.contains("Playing the episode with Ada Lovelace\nShowing the cover (69 bytes)"), "app log: \(printed)")
+        #expect(!FileManager.default.fileExists(atPath: stored), "the attachment outlived the app's didReceive")
         daemon.terminate()
         _ = await daemon.exitStatus()
         try await gateway.stop()
