@@ -8,7 +8,8 @@ import Synchronization
 /// Commits accepted notifications to the store in batches and only then lets their 200s go out.
 ///
 /// Requests arriving while a transaction commits wait for the next one, so under load each commit
-/// carries many notifications and throughput does not depend on the disk's sync latency.
+/// carries many notifications and throughput does not depend on the disk's sync latency. No task runs the
+/// loop: the first request starts a commit, and each commit's callback starts the next.
 final class NotificationWriter: Service, Sendable {
     /// Called on the submitting event loop with nil once committed, or with the reason it was not.
     typealias Completion = (Rejection?) -> Void
@@ -20,8 +21,32 @@ final class NotificationWriter: Service, Sendable {
 
     private struct State {
         var queue: [Pending] = []
-        var waiter: CheckedContinuation<Void, Never>?
+        /// A transaction is being committed; what arrives meanwhile waits for the next one.
+        var committing = false
         var closing = false
+        /// `run()`, waiting for the writer to be closed and drained.
+        var drained: CheckedContinuation<Void, Never>?
+
+        var isIdle: Bool { !committing && queue.isEmpty }
+
+        /// Up to `limit` of the oldest queued, marking a commit under way; nil when nothing waits.
+        mutating func nextBatch(limit: Int) -> [Pending]? {
+            guard !queue.isEmpty else {
+                committing = false
+                return nil
+            }
+            committing = true
+            let batch = Array(queue.prefix(limit))
+            queue.removeFirst(batch.count)
+            return batch
+        }
+
+        /// The waiting `run()` once closed and drained.
+        mutating func takeDrained() -> CheckedContinuation<Void, Never>? {
+            guard closing, isIdle else { return nil }
+            defer { drained = nil }
+            return drained
+        }
     }
 
     private let state = Mutex(State())
@@ -55,32 +80,33 @@ final class NotificationWriter: Service, Sendable {
     /// stopped taking work.
     func submit(_ notification: StoredNotification, on eventLoop: any EventLoop, completion: @escaping Completion) {
         let pending = Pending(notification: notification, completion: NIOLoopBound(completion, eventLoop: eventLoop))
-        let outcome: Result<CheckedContinuation<Void, Never>?, Rejection> = state.withLock { state in
+        let outcome: Result<[Pending]?, Rejection> = state.withLock { state in
             if state.closing { return .failure(Rejection(.shutdown, "the gateway is shutting down")) }
             if state.queue.count >= queueLimit {
                 return .failure(Rejection(.serviceUnavailable, "the store is not keeping up; retry later"))
             }
             state.queue.append(pending)
-            defer { state.waiter = nil }
-            return .success(state.waiter)
+            return .success(state.committing ? nil : state.nextBatch(limit: batchLimit))
         }
         switch outcome {
-        case .success(let waiter):
-            waiter?.resume()
+        case .success(let batch):
+            if let batch { commit(batch) }
         case .failure(let rejection):
             completion(rejection)
         }
     }
 
+    /// Waits until the writer is closed (graceful shutdown or cancellation) and what it had queued is committed.
     func run() async throws {
-        // Graceful shutdown and cancellation both stop intake; what is queued is still committed.
         await withTaskCancellationHandler {
             await withGracefulShutdownHandler {
-                while let queued = await takeQueue() {
-                    // One transaction per `batchLimit` notifications, in arrival order.
-                    for start in stride(from: 0, to: queued.count, by: batchLimit) {
-                        await commit(Array(queued[start..<min(start + batchLimit, queued.count)]))
+                await withCheckedContinuation { continuation in
+                    let drainedNow = state.withLock { state in
+                        if state.closing, state.isIdle { return true }
+                        state.drained = continuation
+                        return false
                     }
+                    if drainedNow { continuation.resume() }
                 }
             } onGracefulShutdown: {
                 self.close()
@@ -92,44 +118,33 @@ final class NotificationWriter: Service, Sendable {
 
     /// Stops taking new notifications; what is queued is still committed.
     func close() {
-        let waiter = state.withLock { state in
+        let drained = state.withLock { state in
             state.closing = true
-            defer { state.waiter = nil }
-            return state.waiter
+            return state.takeDrained()
         }
-        waiter?.resume()
+        drained?.resume()
     }
 
-    /// Everything queued, waiting until something is; nil once closing and drained.
-    private func takeQueue() async -> [Pending]? {
-        while true {
-            let taken: [Pending]? = state.withLock { state in
-                if state.queue.isEmpty { return state.closing ? [] : nil }
-                defer { state.queue = [] }
-                return state.queue
+    /// Commits `batch` in one transaction, then the next batch if more arrived meanwhile. The store calls back on
+    /// its own thread, and the 200s go straight from there to their event loops.
+    private func commit(_ batch: [Pending]) {
+        let start = NIODeadline.now()
+        store.insertNotifications(batch.map(\.notification)) { result in
+            switch result {
+            case .success(let committed):
+                self.metrics.recordCommit(count: batch.count, since: start)
+                Self.complete(batch, failure: nil)
+                self.onCommitted(committed)
+            case .failure(let error):
+                self.logger.error("store commit failed", metadata: ["count": "\(batch.count)", "error": "\(error.code): \(error.message)"])
+                Self.complete(batch, failure: Rejection(.internalServerError, "the notification could not be stored"))
             }
-            if let taken { return taken.isEmpty ? nil : taken }
-            await withCheckedContinuation { continuation in
-                let resumeNow = state.withLock { state in
-                    if !state.queue.isEmpty || state.closing { return true }
-                    state.waiter = continuation
-                    return false
-                }
-                if resumeNow { continuation.resume() }
+            let (next, drained) = self.state.withLock { state in
+                let next = state.nextBatch(limit: self.batchLimit)
+                return (next, next == nil ? state.takeDrained() : nil)
             }
-        }
-    }
-
-    private func commit(_ batch: [Pending]) async {
-        do {
-            let start = NIODeadline.now()
-            let committed = try await store.insertNotifications(batch.map(\.notification))
-            metrics.recordCommit(count: batch.count, since: start)
-            Self.complete(batch, failure: nil)
-            onCommitted(committed)
-        } catch {
-            logger.error("store commit failed", metadata: ["count": "\(batch.count)", "error": "\(error.code): \(error.message)"])
-            Self.complete(batch, failure: Rejection(.internalServerError, "the notification could not be stored"))
+            if let next { self.commit(next) }
+            drained?.resume()
         }
     }
 

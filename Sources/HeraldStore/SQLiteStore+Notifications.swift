@@ -5,34 +5,46 @@ import HeraldWire
 extension SQLiteStore {
     public func insertNotifications(_ batch: [StoredNotification]) async throws(StoreError) -> [StoredNotification] {
         guard !batch.isEmpty else { return [] }
-        return try await write("store \(batch.count) notifications") { db in
-            let insert = try db.cachedStatement(sql: """
-                INSERT INTO notification
-                (apns_id, unique_id, device_token, device_id, bundle_id, topic, push_type, priority, expiration,
-                 collapse_id, payload, received_at, offline_policy, offline_cap, state, stored_at, discarded_at, discard_reason)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
-            var committed = batch
-            for index in committed.indices {
-                var notification = committed[index]
-                notification.delivery = Self.admission(of: notification)
-                try insert.execute(arguments: [
-                    notification.apnsID.bytes, notification.uniqueID.bytes,
-                    notification.deviceToken.hex, notification.deviceID, notification.bundleID, notification.topic,
-                    notification.pushType.rawValue, notification.priority.rawValue, notification.expiration,
-                    notification.collapseID, notification.payload, notification.receivedAt.timeIntervalSince1970,
-                    notification.offlinePolicy?.kind.rawValue, notification.offlinePolicy?.cap,
-                    notification.delivery.state.rawValue, notification.delivery.storedAt?.timeIntervalSince1970,
-                    notification.delivery.discardedAt?.timeIntervalSince1970, notification.delivery.discardReason?.rawValue,
-                ])
-                notification.id = db.lastInsertedRowID
-                if notification.delivery.storedAt != nil {
-                    try Self.applyOfflinePolicy(to: notification, db)
-                }
-                committed[index] = notification
+        return try await write("store \(batch.count) notifications") { db in try Self.insert(batch, in: db) }
+    }
+
+    /// Commits on GRDB's writer queue and calls `completion` there: no hop through Swift's cooperative pool.
+    public func insertNotifications(
+        _ batch: [StoredNotification], completion: @escaping @Sendable (Result<[StoredNotification], StoreError>) -> Void
+    ) {
+        guard !batch.isEmpty else { return completion(.success([])) }
+        pool.asyncWrite({ db in try Self.insert(batch, in: db) }, completion: { _, result in
+            completion(result.mapError { StoreError(.unavailable, "cannot store \(batch.count) notifications", underlying: $0) })
+        })
+    }
+
+    private static func insert(_ batch: [StoredNotification], in db: Database) throws -> [StoredNotification] {
+        let insert = try db.cachedStatement(sql: """
+            INSERT INTO notification
+            (apns_id, unique_id, device_token, device_id, bundle_id, topic, push_type, priority, expiration,
+             collapse_id, payload, received_at, offline_policy, offline_cap, state, stored_at, discarded_at, discard_reason)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        var committed = batch
+        for index in committed.indices {
+            var notification = committed[index]
+            notification.delivery = Self.admission(of: notification)
+            try insert.execute(arguments: [
+                notification.apnsID.bytes, notification.uniqueID.bytes,
+                notification.deviceToken.hex, notification.deviceID, notification.bundleID, notification.topic,
+                notification.pushType.rawValue, notification.priority.rawValue, notification.expiration,
+                notification.collapseID, notification.payload, notification.receivedAt.timeIntervalSince1970,
+                notification.offlinePolicy?.kind.rawValue, notification.offlinePolicy?.cap,
+                notification.delivery.state.rawValue, notification.delivery.storedAt?.timeIntervalSince1970,
+                notification.delivery.discardedAt?.timeIntervalSince1970, notification.delivery.discardReason?.rawValue,
+            ])
+            notification.id = db.lastInsertedRowID
+            if notification.delivery.storedAt != nil {
+                try Self.applyOfflinePolicy(to: notification, db)
             }
-            return committed
+            committed[index] = notification
         }
+        return committed
     }
 
     /// The delivery state a notification starts in: a virtual device keeps everything for the log; an

@@ -38,6 +38,11 @@ public protocol Store: Sendable {
     /// collapse id, latest, the cap of all) in the same transaction. All are durable when this returns;
     /// the result is the batch with ids and delivery states assigned, in order.
     func insertNotifications(_ batch: [StoredNotification]) async throws(StoreError) -> [StoredNotification]
+    /// ``insertNotifications(_:)`` for a caller that must not wait on a task: `completion` runs on a thread of the
+    /// store's once the batch is committed or has failed.
+    func insertNotifications(
+        _ batch: [StoredNotification], completion: @escaping @Sendable (Result<[StoredNotification], StoreError>) -> Void
+    )
     /// Pending notifications of a linked device with ids above `id`, oldest first.
     func pendingNotifications(deviceID: String, after id: Int64, limit: Int) async throws(StoreError) -> [StoredNotification]
     func pendingNotificationCount(deviceID: String) async throws(StoreError) -> Int
@@ -89,5 +94,20 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
     public var description: String {
         if let underlying { return "\(message) (\(code)): \(underlying)" }
         return "\(message) (\(code))"
+    }
+}
+
+extension Store {
+    /// Runs the async form in a task; a store with a thread of its own for writes does better.
+    public func insertNotifications(
+        _ batch: [StoredNotification], completion: @escaping @Sendable (Result<[StoredNotification], StoreError>) -> Void
+    ) {
+        Task {
+            do throws(StoreError) {
+                completion(.success(try await insertNotifications(batch)))
+            } catch {
+                completion(.failure(error))
+            }
+        }
     }
 }
