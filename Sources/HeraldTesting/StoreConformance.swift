@@ -82,6 +82,20 @@ public enum StoreConformance {
         try await store.maintain()
         #expect(try await store.notificationCount() == before + 250)
         #expect(try await store.notification(id: batch[100].uniqueID) == committed[100])
+
+        // The callback form commits the same way and calls back once it has.
+        let more = Array(batch.prefix(3)).map { notification -> StoredNotification in
+            var copy = notification
+            copy.apnsID = UUID()
+            copy.uniqueID = UUID()
+            return copy
+        }
+        let calledBack = try await withCheckedContinuation { continuation in
+            store.insertNotifications(more) { continuation.resume(returning: $0) }
+        }.get()
+        let highest = try #require(ids.last)
+        #expect(calledBack.count == 3 && calledBack.allSatisfy { ($0.id ?? 0) > highest })
+        #expect(try await store.notification(id: more[2].uniqueID) == calledBack[2])
     }
 
     static func registrations(_ store: any Store) async throws {
