@@ -32,6 +32,15 @@ struct JSONWriter {
         }
     }
 
+    /// `"key":`, the start of an object member; the caller writes braces and commas.
+    mutating func writeKey(_ key: String) {
+        writeString(key)
+        bytes.append(UInt8(ascii: ":"))
+    }
+
+    /// Bytes that already are JSON text.
+    mutating func writeRaw(_ json: some Sequence<UInt8>) { bytes.append(contentsOf: json) }
+
     private mutating func append(_ text: String) { bytes.append(contentsOf: text.utf8) }
 
     /// Swift's shortest round-trip form. Unlike JSONEncoder, a whole `.number` keeps its fraction (`42.0`), so
@@ -40,7 +49,7 @@ struct JSONWriter {
         append(number.isFinite ? String(number) : "null")
     }
 
-    private mutating func writeString(_ text: String) {
+    mutating func writeString(_ text: String) {
         bytes.append(UInt8(ascii: "\""))
         for byte in text.utf8 {
             switch byte {

@@ -5,7 +5,7 @@ import NIOWebSocket
 /// The frames of the device link: JSON text messages and close frames.
 extension DeviceLinkHandler {
     static func textFrame(_ message: DeviceLinkMessage, allocator: ByteBufferAllocator) -> WebSocketFrame {
-        WebSocketFrame(fin: true, opcode: .text, data: allocator.buffer(string: message.encoded()))
+        WebSocketFrame(fin: true, opcode: .text, data: allocator.buffer(bytes: message.encodedUTF8()))
     }
 
     /// A close frame; the reason is cut to the 123 bytes a control frame has room for.

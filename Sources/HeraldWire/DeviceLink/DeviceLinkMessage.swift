@@ -72,21 +72,39 @@ extension DeviceLinkMessage {
         case .error(let reason, let message):
             return object(type: "error", ["reason": .string(reason), "message": .string(message)])
         case .notification(let notification):
-            var fields: [String: JSONValue] = [
-                "apnsID": .string(APNsID.format(notification.apnsID)),
-                "uniqueID": .string(APNsID.format(notification.uniqueID)),
-                "topic": .string(notification.topic),
-                "bundleID": .string(notification.bundleID),
-                "deviceToken": .string(notification.deviceToken),
-                "pushType": .string(notification.pushType.rawValue),
-                "priority": .integer(Int64(notification.priority.rawValue)),
-                "receivedAt": .integer(notification.receivedAt),
-            ]
-            if let collapseID = notification.collapseID { fields["collapseID"] = .string(collapseID) }
-            if let expiration = notification.expiration { fields["expiration"] = .integer(expiration) }
-            let head = object(type: "notification", fields)
-            return head.dropLast() + #","payload":"# + String(decoding: notification.payload, as: UTF8.self) + "}"
+            return String(decoding: Self.notificationText(notification), as: UTF8.self)
         }
+    }
+
+    /// The message as UTF-8 JSON text: what ``encoded()`` returns, without making a `String` of it.
+    public func encodedUTF8() -> [UInt8] {
+        if case .notification(let notification) = self { return Self.notificationText(notification) }
+        return Array(encoded().utf8)
+    }
+
+    /// A notification written member by member, keys in sorted order as for every message, the provider's
+    /// payload spliced in last as sent: every notification pushed to a device is written here.
+    private static func notificationText(_ notification: LinkNotification) -> [UInt8] {
+        var writer = JSONWriter(capacity: 400 + notification.payload.count)
+        func member(_ key: String, _ write: (inout JSONWriter) -> Void) {
+            writer.writeRaw(writer.bytes.isEmpty ? [UInt8(ascii: "{")] : [UInt8(ascii: ",")])
+            writer.writeKey(key)
+            write(&writer)
+        }
+        member("apnsID") { $0.writeString(APNsID.format(notification.apnsID)) }
+        member("bundleID") { $0.writeString(notification.bundleID) }
+        if let collapseID = notification.collapseID { member("collapseID") { $0.writeString(collapseID) } }
+        member("deviceToken") { $0.writeString(notification.deviceToken) }
+        if let expiration = notification.expiration { member("expiration") { $0.write(.integer(expiration)) } }
+        member("priority") { $0.write(.integer(Int64(notification.priority.rawValue))) }
+        member("pushType") { $0.writeString(notification.pushType.rawValue) }
+        member("receivedAt") { $0.write(.integer(notification.receivedAt)) }
+        member("topic") { $0.writeString(notification.topic) }
+        member("type") { $0.writeString("notification") }
+        member("uniqueID") { $0.writeString(APNsID.format(notification.uniqueID)) }
+        member("payload") { $0.writeRaw(notification.payload) }
+        writer.writeRaw([UInt8(ascii: "}")])
+        return writer.bytes
     }
 
     private func object(type: String, _ fields: [String: JSONValue]) -> String {

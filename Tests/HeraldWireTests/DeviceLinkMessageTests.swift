@@ -1,0 +1,34 @@
+import Foundation
+import HeraldWire
+import Testing
+
+/// The device link's notification message: written member by member, it must read back as it was sent.
+@Suite struct DeviceLinkMessageTests {
+    private func notification(collapseID: String?, expiration: Int64?) -> LinkNotification {
+        LinkNotification(
+            apnsID: UUID(), uniqueID: UUID(), topic: "com.example.app.voip", bundleID: "com.example.app",
+            deviceToken: String(repeating: "ab", count: 32), pushType: .voip, priority: .immediate,
+            collapseID: collapseID, expiration: expiration, receivedAt: 1_780_000_000_123,
+            payload: Data(#"{"aps":{"alert":{"title":"Quote \" and \\ slash /","body":"é"}},"n":[1,2.5,null]}"#.utf8)
+        )
+    }
+
+    @Test(arguments: [(String?.none, Int64?.none), ("weekly \"digest\"", 0), (nil, 1_780_003_600)])
+    func aNotificationReadsBackAsSent(collapseID: String?, expiration: Int64?) throws {
+        let sent = notification(collapseID: collapseID, expiration: expiration)
+        let text = DeviceLinkMessage.notification(sent).encoded()
+        #expect(Array(text.utf8) == DeviceLinkMessage.notification(sent).encodedUTF8())
+        guard case .notification(let read) = try DeviceLinkMessage.decode(text) else {
+            Issue.record("not read as a notification: \(text)")
+            return
+        }
+        #expect(read.apnsID == sent.apnsID && read.uniqueID == sent.uniqueID)
+        #expect(read.topic == sent.topic && read.bundleID == sent.bundleID && read.deviceToken == sent.deviceToken)
+        #expect(read.pushType == sent.pushType && read.priority == sent.priority && read.receivedAt == sent.receivedAt)
+        #expect(read.collapseID == sent.collapseID && read.expiration == sent.expiration)
+        #expect(try JSONValue.parse(read.payload) == JSONValue.parse(sent.payload))
+        // Keys in sorted order, the payload spliced in last exactly as the provider sent it.
+        #expect(text.hasPrefix(#"{"apnsID":""#))
+        #expect(text.hasSuffix(#","payload":"# + String(decoding: sent.payload, as: UTF8.self) + "}"))
+    }
+}
