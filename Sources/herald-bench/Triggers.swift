@@ -33,7 +33,6 @@ struct Triggers: AsyncParsableCommand {
         // Fire times: whole seconds from `firstFire`, spread over `spread` seconds, one calendar trigger each.
         let scheduleStart = ContinuousClock.now
         let firstFire = (Date().timeIntervalSince1970 + Double(apps * perApp) / 1000 + 10).rounded(.up)
-        var fireDates: [Date] = []
         for (appIndex, bundleID) in bundleIDs.enumerated() {
             for index in 0..<perApp {
                 let offset = Double((appIndex * perApp + index) % max(spread, 1))
@@ -45,7 +44,6 @@ struct Triggers: AsyncParsableCommand {
                     identifier: "r\(index)", content: content, trigger: UNCalendarNotificationTrigger(dateMatching: components, repeats: false)
                 )
                 _ = try await engine.add(try RequestRecord(request), of: bundleID, now: Date())
-                fireDates.append(date)
                 cards.expect(bundleID: bundleID, identifier: "r\(index)", at: date)
             }
         }
@@ -76,7 +74,7 @@ struct Triggers: AsyncParsableCommand {
             return [.banner, .list]
         }
         let deadline = ContinuousClock.now + .seconds(Double(spread) + (firstFire - Date().timeIntervalSince1970) + 30)
-        while cards.shown.count < total, ContinuousClock.now < deadline {
+        while cards.count < total, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(200))
         }
         let fired = lateness.value
@@ -103,6 +101,7 @@ private final class CardClock: NotificationPresenter {
     }
 
     var shown: [Duration] { lateness.value }
+    var count: Int { lateness.withLock { $0.count } }
 }
 
 /// Every app is allowed: the benchmark measures scheduling, not the prompt.

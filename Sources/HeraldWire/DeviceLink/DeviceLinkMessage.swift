@@ -86,8 +86,10 @@ extension DeviceLinkMessage {
     /// payload spliced in last as sent: every notification pushed to a device is written here.
     private static func notificationText(_ notification: LinkNotification) -> [UInt8] {
         var writer = JSONWriter(capacity: 400 + notification.payload.count)
+        var separator = UInt8(ascii: "{")
         func member(_ key: String, _ write: (inout JSONWriter) -> Void) {
-            writer.writeRaw(writer.bytes.isEmpty ? [UInt8(ascii: "{")] : [UInt8(ascii: ",")])
+            writer.writeRaw(CollectionOfOne(separator))
+            separator = UInt8(ascii: ",")
             writer.writeKey(key)
             write(&writer)
         }
@@ -103,7 +105,7 @@ extension DeviceLinkMessage {
         member("type") { $0.writeString("notification") }
         member("uniqueID") { $0.writeString(APNsID.format(notification.uniqueID)) }
         member("payload") { $0.writeRaw(notification.payload) }
-        writer.writeRaw([UInt8(ascii: "}")])
+        writer.writeRaw(CollectionOfOne(UInt8(ascii: "}")))
         return writer.bytes
     }
 

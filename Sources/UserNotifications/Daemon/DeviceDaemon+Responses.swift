@@ -39,7 +39,7 @@ extension DeviceDaemon {
         try await engine.removeAnswered(notification, of: bundleID)
         let customDismiss = UNNotificationCategoryOptions(rawValue: category?.options ?? 0).contains(.customDismissAction)
         if actionIdentifier == UNNotificationDismissActionIdentifier, !customDismiss {
-            await engine.releaseAttachments(of: notification, of: bundleID)
+            await engine.releaseAttachments(of: notification, app: bundleID)
             return .responded(bundleID: bundleID, actionIdentifier: actionIdentifier,
                               delivery: "dismissed; the app is not told (its category has no customDismissAction)")
         }
@@ -84,7 +84,7 @@ extension DeviceDaemon {
     @discardableResult
     func hand(_ event: AppEventRecord, to bundleID: String, reason: String) async -> String {
         guard let app = try? apps.app(bundleID: bundleID) else {
-            await releaseAttachments(carriedBy: event, of: bundleID)
+            await releaseAttachments(carriedBy: event, app: bundleID)
             return "not handed over: \(bundleID) is not an installed app (`herald apps install`)"
         }
         let id: Int64
@@ -92,7 +92,7 @@ extension DeviceDaemon {
             id = try store.queue(event, for: bundleID)
         } catch {
             report(.problem("cannot queue an event for \(bundleID): \(error)"))
-            await releaseAttachments(carriedBy: event, of: bundleID)
+            await releaseAttachments(carriedBy: event, app: bundleID)
             return "lost: the notification store failed (\(error))"
         }
         await deliverQueuedEvents(of: bundleID)
@@ -130,7 +130,7 @@ extension DeviceDaemon {
                 let reply = await session.conversation.request(timeout: .seconds(60)) { .ask(id: $0, question: .event(queued.event)) }
                 if case .answer? = reply {
                     try? store.removeEvent(queued.id)
-                    await releaseAttachments(carriedBy: queued.event, of: bundleID)
+                    await releaseAttachments(carriedBy: queued.event, app: bundleID)
                 }
             }
             again = eventDelivery.withLock { delivering in
@@ -142,8 +142,8 @@ extension DeviceDaemon {
     }
 
     /// A response carries its notification's attachments to the app: once the app has it (or never will), they go.
-    private func releaseAttachments(carriedBy event: AppEventRecord, of bundleID: String) async {
+    private func releaseAttachments(carriedBy event: AppEventRecord, app bundleID: String) async {
         guard case .response(let response) = event else { return }
-        await engine.releaseAttachments(of: response.notification, of: bundleID)
+        await engine.releaseAttachments(of: response.notification, app: bundleID)
     }
 }

@@ -281,13 +281,13 @@ package actor LocalEngine {
     }
 
     /// Takes a notification the person answered out of the list. Its attachment files stay until the app has been
-    /// told (``releaseAttachments(of:of:)``), so that `didReceive` can still open them, as on iOS.
+    /// told (``releaseAttachments(of:app:)``), so that `didReceive` can still open them, as on iOS.
     package func removeAnswered(_ notification: NotificationRecord, of bundleID: String) throws(UNError) {
         try storing { try store.removeDelivered(of: bundleID, identifiers: [notification.request.identifier]) }
     }
 
     /// Deletes a notification's attachment files.
-    package func releaseAttachments(of notification: NotificationRecord, of bundleID: String) {
+    package func releaseAttachments(of notification: NotificationRecord, app bundleID: String) {
         attachments(bundleID).release(notification.request.content.attachments)
     }
 
