@@ -67,10 +67,13 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
         let id = frame.streamID
         switch frame.payload {
         case .headers(let headers):
-            if streams[id] == nil, id > highestStreamID {  // HEADERS on an older stream are trailers
+            if streams[id] == nil, id > highestStreamID {
                 highestStreamID = id
+                guard RequestHeaderBlock.isWellFormed(headers.headers) else { return reset(id, context: context) }
                 connection.streamOpened(id)
                 streams[id] = OpenStream(headers: headers.headers.map { ($0.name, $0.value) }, body: context.channel.allocator.buffer(capacity: 0))
+            } else if streams[id] != nil, !RequestHeaderBlock.isWellFormedTrailers(headers.headers) {
+                return reset(id, context: context)  // HEADERS on an open stream are trailers
             }
             if headers.endStream { requestEnded(id) }
         case .data(let data):
@@ -124,6 +127,7 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // A stream error ends one stream (the HTTP/2 layer has reset it); the other answers still go out.
+        // (Malformed header blocks never get here: channelRead resets their streams itself.)
         // Connection errors (floods, oversized frames, bad HPACK) end the connection, never the process.
         if !Self.isStreamScoped(error) {
             context.close(promise: nil)
@@ -134,18 +138,20 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
         switch error {
         case is NIOHTTP2Errors.StreamError, is NIOHTTP2Errors.NoSuchStream, is NIOHTTP2Errors.StreamClosed,
             is NIOHTTP2Errors.MaxStreamsViolation, is NIOHTTP2Errors.CreatedStreamAfterGoaway,
-            is NIOHTTP2Errors.MissingPseudoHeader, is NIOHTTP2Errors.DuplicatePseudoHeader,
-            is NIOHTTP2Errors.PseudoHeaderAfterRegularHeader, is NIOHTTP2Errors.UnknownPseudoHeader,
-            is NIOHTTP2Errors.UnsupportedPseudoHeader, is NIOHTTP2Errors.InvalidPseudoHeaders,
-            is NIOHTTP2Errors.MissingHostHeader, is NIOHTTP2Errors.DuplicateHostHeader, is NIOHTTP2Errors.EmptyPathHeader,
-            is NIOHTTP2Errors.TrailersWithoutEndStream, is NIOHTTP2Errors.ForbiddenHeaderField,
-            is NIOHTTP2Errors.InvalidPseudoHeaderValue, is NIOHTTP2Errors.ContentLengthViolated,
+            is NIOHTTP2Errors.TrailersWithoutEndStream, is NIOHTTP2Errors.ContentLengthViolated,
             is NIOHTTP2Errors.ContentLengthHeadersMismatch, is NIOHTTP2Errors.ContentLengthHeaderNegative,
             is NIOHTTP2Errors.ContentLengthHeaderMalformedValue:
             true
         default:
             false
         }
+    }
+
+    /// Ends a malformed request's stream with PROTOCOL_ERROR (RFC 9113 §8.1.1); the connection carries on.
+    private func reset(_ id: HTTP2StreamID, context: ChannelHandlerContext) {
+        if streams.removeValue(forKey: id) != nil { connection.streamClosed() }
+        context.write(wrapOutboundOut(HTTP2Frame(streamID: id, payload: .rstStream(.protocolError))), promise: nil)
+        needsFlush = true
     }
 
     private func requestEnded(_ id: HTTP2StreamID) {

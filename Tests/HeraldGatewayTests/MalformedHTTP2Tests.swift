@@ -100,6 +100,54 @@ import Testing
         try await gateway.stop()
     }
 
+    /// Each request whose header block breaks RFC 9113 (§8.1–8.3) is reset with PROTOCOL_ERROR on its own
+    /// stream; a good request on the same connection still gets its 200.
+    @Test func malformedHeaderBlocksResetTheirStreams() async throws {
+        let gateway = try await TestGateway.start { $0.plaintext = true }
+        let path = "/3/device/\(try await gateway.issueToken())"
+        let post: [UInt8] = [0x83, 0x86]  // :method POST, :scheme http
+        let malformed: [String: [UInt8]] = [
+            "uppercase name": Raw.requestHeaders(path: path) + Raw.literal("Apns-Topic", TestGateway.topic),
+            "no :scheme": [0x83] + Raw.literal(":path", path),
+            "no :path": post + Raw.literal(":authority", "localhost"),
+            "empty :path": post + Raw.literal(":path", ""),
+            "space in :path": post + Raw.literal(":path", path + " x"),
+            "duplicate :path": post + Raw.literal(":path", path) + Raw.literal(":path", path),
+            "pseudo-header after a field": post + Raw.literal("x-a", "1") + Raw.literal(":path", path),
+            "response pseudo-header": post + Raw.literal(":path", path) + Raw.literal(":status", "200"),
+            "connection field": Raw.requestHeaders(path: path) + Raw.literal("connection", "keep-alive"),
+            "te other than trailers": Raw.requestHeaders(path: path) + Raw.literal("te", "gzip"),
+            "CR in a value": Raw.requestHeaders(path: path) + Raw.literal("x-a", "a\rb"),
+            "NUL in a value": Raw.requestHeaders(path: path) + Raw.literal("x-a", "a\u{0}b"),
+        ]
+        let raw = try await Raw.connect(port: gateway.gateway.providerPort)
+        var streams: [UInt32: String] = [:]
+        for (index, (name, block)) in malformed.sorted(by: { $0.key < $1.key }).enumerated() {
+            let stream = UInt32(2 * index + 1)
+            streams[stream] = name
+            try await raw.write(Raw.frame(type: 0x1, flags: 0x5, stream: stream, payload: block))
+        }
+        // Trailers carrying a pseudo-header, after a well-formed start.
+        let trailersStream = UInt32(2 * malformed.count + 1)
+        streams[trailersStream] = "pseudo-header in trailers"
+        try await raw.write(Raw.frame(type: 0x1, flags: 0x4, stream: trailersStream, payload: Raw.requestHeaders(path: path)))
+        try await raw.write(Raw.frame(type: 0x0, flags: 0x0, stream: trailersStream, payload: Array(#"{"aps":{}}"#.utf8)))
+        try await raw.write(Raw.frame(type: 0x1, flags: 0x5, stream: trailersStream, payload: Raw.literal(":path", path)))
+        let good = trailersStream + 2
+        try await raw.write(Raw.frame(type: 0x1, flags: 0x4, stream: good, payload: Raw.requestHeaders(path: path)
+            + Raw.literal("authorization", "bearer \(gateway.defaultJWT)") + Raw.literal("apns-topic", TestGateway.topic)))
+        try await raw.write(Raw.frame(type: 0x0, flags: 0x1, stream: good, payload: Array(#"{"aps":{"alert":"fine"}}"#.utf8)))
+
+        let bytes = try await raw.bytes(until: { Raw.headersFrames(in: $0).contains { $0.stream == good } })
+        let resets = Raw.resetCodes(in: bytes)
+        for (stream, name) in streams.sorted(by: { $0.key < $1.key }) {
+            #expect(resets[stream] == 0x1, "\(name): expected RST_STREAM PROTOCOL_ERROR, got \(resets[stream].map(String.init) ?? "none")")
+        }
+        #expect(Raw.headersFrames(in: bytes).contains { $0.stream == good && $0.firstByte == 0x88 })  // :status 200
+        #expect(Raw.goAwayErrorCode(in: bytes) == nil)
+        try await gateway.stop()
+    }
+
     /// A broken stream is reset on its own; the connection and its other requests carry on.
     @Test func aStreamErrorDoesNotCostTheConnection() async throws {
         let gateway = try await TestGateway.start { $0.plaintext = true }

@@ -66,6 +66,23 @@ final class RawHTTP2Connection: Sendable {
         return nil
     }
 
+    /// The error code of each RST_STREAM in `bytes`, by stream.
+    static func resetCodes(in bytes: ByteBuffer) -> [UInt32: UInt32] {
+        var buffer = bytes
+        var codes: [UInt32: UInt32] = [:]
+        while buffer.readableBytes >= 9 {
+            let length = Int(buffer.getInteger(at: buffer.readerIndex, as: UInt32.self)! >> 8)
+            let type = buffer.getInteger(at: buffer.readerIndex + 3, as: UInt8.self)!
+            let stream = buffer.getInteger(at: buffer.readerIndex + 5, as: UInt32.self)! & 0x7FFF_FFFF
+            guard buffer.readableBytes >= 9 + length else { break }
+            if type == 0x3, length == 4 {
+                codes[stream] = buffer.getInteger(at: buffer.readerIndex + 9, as: UInt32.self)
+            }
+            buffer.moveReaderIndex(forwardBy: 9 + length)
+        }
+        return codes
+    }
+
     static func frame(type: UInt8, flags: UInt8, stream: UInt32, payload: [UInt8]) -> [UInt8] {
         let length = UInt32(payload.count)
         return [UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF), type, flags,
