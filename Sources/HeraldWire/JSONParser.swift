@@ -101,7 +101,20 @@ public struct JSONParser {
 
     private mutating func parseString() throws(SyntaxError) -> String {
         index += 1  // opening quote
-        var scalars = [UInt8]()
+        // Most strings have no escapes: they become a String straight from the bytes.
+        let start = index
+        while let byte = current, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\"), byte >= 0x20 {
+            index += 1
+        }
+        if current == UInt8(ascii: "\"") {
+            let raw = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
+            index += 1
+            guard let text = String(validating: raw.assumingMemoryBound(to: UInt8.self), as: UTF8.self) else {
+                throw SyntaxError(offset: start)
+            }
+            return text
+        }
+        var scalars = Array(bytes[start..<index])
         while true {
             guard let byte = current else { throw SyntaxError(offset: index) }
             index += 1
@@ -175,10 +188,24 @@ public struct JSONParser {
             if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { index += 1 }
             guard skipRequiredDigits() else { throw SyntaxError(offset: index) }
         }
+        if isInteger, let value = integer(in: start..<index) { return .integer(value) }
         let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-        if isInteger, let value = Int64(text) { return .integer(value) }
         guard let value = Double(text) else { throw SyntaxError(offset: start) }
         return .number(value)
+    }
+
+    /// The integer spelled by `range` (an optional minus and digits), or nil when it does not fit 64 bits.
+    private func integer(in range: Range<Int>) -> Int64? {
+        let negative = bytes[range.lowerBound] == UInt8(ascii: "-")
+        var value: Int64 = 0
+        for index in (negative ? range.lowerBound + 1 : range.lowerBound)..<range.upperBound {
+            let digit = Int64(bytes[index] - 0x30)
+            let (shifted, overflow) = value.multipliedReportingOverflow(by: 10)
+            let (next, overflowAgain) = negative ? shifted.subtractingReportingOverflow(digit) : shifted.addingReportingOverflow(digit)
+            if overflow || overflowAgain { return nil }
+            value = next
+        }
+        return value
     }
 
     private mutating func skipDigits() {

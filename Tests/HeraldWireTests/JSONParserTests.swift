@@ -16,6 +16,20 @@ import Testing
         #expect(throws: JSONParser.SyntaxError.self) { try JSONValue.parse(Data(text.utf8)) }
     }
 
+    @Test func invalidUTF8InAStringIsRejected() {
+        for bytes: [UInt8] in [[0x22, 0xC3, 0x28, 0x22], [0x22, 0x61, 0x5C, 0x6E, 0xFF, 0x22]] {
+            #expect(throws: JSONParser.SyntaxError.self) { try JSONValue.parse(Data(bytes)) }
+        }
+    }
+
+    @Test func stringsWithAndWithoutEscapesAndIntegersAtTheLimits() throws {
+        let text = #"["plain é", "before\nafter", "", 9223372036854775807, -9223372036854775808, 9223372036854775808, -0]"#
+        #expect(try JSONValue.parse(Data(text.utf8)) == .array([
+            .string("plain é"), .string("before\nafter"), .string(""),
+            .integer(.max), .integer(.min), .number(9_223_372_036_854_775_808), .integer(0),
+        ]))
+    }
+
     @Test func boundsNesting() throws {
         let deep = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
         #expect(throws: JSONParser.SyntaxError.self) { try JSONValue.parse(Data(deep.utf8)) }
