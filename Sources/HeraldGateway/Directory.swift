@@ -10,7 +10,8 @@ struct ResolvedKey: Sendable {
 }
 
 /// Reads keys and devices from the store through a short-lived cache, so the hot path does not touch
-/// the store while changes made by other processes (the CLI) still arrive within the cache's lifetime.
+/// the store while changes made by other processes (the CLI) still arrive within two of the cache's
+/// lifetimes (an expired entry is served while its one refresh runs).
 final class Directory: Sendable {
     private struct KeyName: Hashable, Sendable {
         var teamID: String
@@ -34,17 +35,15 @@ final class Directory: Sendable {
         keys.value(for: KeyName(teamID: teamID, keyID: keyID))
     }
 
-    /// Reads the key from the store and remembers the answer.
+    /// Reads the key from the store (once for all who ask meanwhile) and remembers the answer.
     func loadKey(teamID: String, keyID: String, on eventLoop: any EventLoop) -> EventLoopFuture<ResolvedKey?> {
         let store = self.store
-        return eventLoop.makeFutureWithTask {
-            let resolved = try await store.key(teamID: teamID, keyID: keyID).flatMap { record in
+        return keys.load(KeyName(teamID: teamID, keyID: keyID), on: eventLoop) {
+            try await store.key(teamID: teamID, keyID: keyID).flatMap { record in
                 (try? P256.Signing.PublicKey(pemRepresentation: record.publicKeyPEM)).map {
                     ResolvedKey(record: record, publicKey: $0)
                 }
             }
-            self.keys.set(resolved, for: KeyName(teamID: teamID, keyID: keyID))
-            return resolved
         }
     }
 
@@ -53,14 +52,10 @@ final class Directory: Sendable {
         devices.value(for: token)
     }
 
-    /// Reads the device from the store and remembers the answer.
+    /// Reads the device from the store (once for all who ask meanwhile) and remembers the answer.
     func loadDevice(_ token: DeviceToken, on eventLoop: any EventLoop) -> EventLoopFuture<DeviceRecord?> {
         let store = self.store
-        return eventLoop.makeFutureWithTask {
-            let record = try await store.device(token)
-            self.devices.set(record, for: token)
-            return record
-        }
+        return devices.load(token, on: eventLoop) { try await store.device(token) }
     }
 
     /// Replaces what the cache holds for a device this process just changed (registered, retired).
@@ -73,13 +68,9 @@ final class Directory: Sendable {
         policies.value(for: bundleID)
     }
 
-    /// Reads the app's storage policy from the store and remembers it.
+    /// Reads the app's storage policy from the store (once for all who ask meanwhile) and remembers it.
     func loadPolicy(bundleID: String, on eventLoop: any EventLoop) -> EventLoopFuture<StoragePolicy> {
         let store = self.store
-        return eventLoop.makeFutureWithTask {
-            let policy = try await store.storagePolicy(bundleID: bundleID)
-            self.policies.set(policy, for: bundleID)
-            return policy
-        }
+        return policies.load(bundleID, on: eventLoop) { try await store.storagePolicy(bundleID: bundleID) }
     }
 }

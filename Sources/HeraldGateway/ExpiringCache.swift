@@ -2,41 +2,112 @@ import NIOCore
 import Synchronization
 
 /// A bounded map whose entries are trusted for a fixed time, shared across event loops.
+///
+/// A missing or expired value is loaded once however many ask for it meanwhile, and while that
+/// refresh runs an expired entry is still served for up to one more `timeToLive`, so a hot entry
+/// expiring neither stalls its requests nor sends each of them to the store.
 final class ExpiringCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private struct Entry {
         var value: Value
         var expires: NIODeadline
     }
 
-    private let entries = Mutex<[Key: Entry]>([:])
-    private let timeToLive: TimeAmount
-    private let limit: Int
-
-    init(timeToLive: TimeAmount, limit: Int) {
-        self.timeToLive = timeToLive
-        self.limit = limit
+    private struct Load {
+        var waiting: [EventLoopPromise<Value>]
+        /// Set while the load ran; newer than what the load read, so it wins.
+        var superseded: Value?
     }
 
-    /// The value when present and not yet expired.
+    private struct State {
+        var entries: [Key: Entry] = [:]
+        /// Keys being loaded.
+        var loading: [Key: Load] = [:]
+    }
+
+    private let state = Mutex(State())
+    private let timeToLive: TimeAmount
+    private let limit: Int
+    private let now: @Sendable () -> NIODeadline
+
+    init(timeToLive: TimeAmount, limit: Int, now: @escaping @Sendable () -> NIODeadline = NIODeadline.now) {
+        self.timeToLive = timeToLive
+        self.limit = limit
+        self.now = now
+    }
+
+    /// The value when present and not yet expired, or expired less than `timeToLive` ago while its refresh runs.
     func value(for key: Key) -> Value? {
-        let now = NIODeadline.now()
-        return entries.withLock { entries in
-            guard let entry = entries[key], entry.expires > now else { return nil }
-            return entry.value
+        let now = self.now()
+        return state.withLock { state in
+            guard let entry = state.entries[key] else { return nil }
+            if entry.expires > now { return entry.value }
+            let refreshing = state.loading[key] != nil
+            return refreshing && entry.expires + timeToLive > now ? entry.value : nil
         }
     }
 
-    /// Remembers `value`; when full, expired entries go first, then arbitrary ones, never all at once.
+    /// Remembers `value`, also over what a load of `key` under way will read; when full, expired entries
+    /// go first, then arbitrary ones, never all at once.
     func set(_ value: Value, for key: Key) {
-        let now = NIODeadline.now()
-        entries.withLock { entries in
-            if entries.count >= limit, entries[key] == nil {
-                entries = entries.filter { $0.value.expires > now }
-                if entries.count >= limit {
-                    entries.remove(at: entries.startIndex)
-                }
+        let now = self.now()
+        state.withLock { state in
+            self.insert(value, for: key, at: now, into: &state.entries)
+            state.loading[key]?.superseded = value
+        }
+    }
+
+    /// Runs `load` for `key` unless a load of it is already under way, and answers on `eventLoop` with its
+    /// outcome. A value loaded is remembered; a failure is not.
+    func load(
+        _ key: Key,
+        on eventLoop: any EventLoop,
+        using load: @escaping @Sendable () async throws -> Value
+    ) -> EventLoopFuture<Value> {
+        let promise = eventLoop.makePromise(of: Value.self)
+        let first = state.withLock { state in
+            if state.loading[key] != nil {
+                state.loading[key]?.waiting.append(promise)
+                return false
             }
-            entries[key] = Entry(value: value, expires: now + timeToLive)
+            state.loading[key] = Load(waiting: [promise])
+            return true
+        }
+        if first {
+            Task { await self.finishLoading(key, with: Result(catching: load)) }
+        }
+        return promise.futureResult
+    }
+
+    private func finishLoading(_ key: Key, with loaded: Result<Value, any Error>) {
+        let now = self.now()
+        let (waiting, result) = state.withLock { state -> ([EventLoopPromise<Value>], Result<Value, any Error>) in
+            guard let load = state.loading.removeValue(forKey: key) else { return ([], loaded) }
+            if let newer = load.superseded { return (load.waiting, .success(newer)) }
+            if case .success(let value) = loaded {
+                insert(value, for: key, at: now, into: &state.entries)
+            }
+            return (load.waiting, loaded)
+        }
+        for promise in waiting { promise.completeWith(result) }
+    }
+
+    private func insert(_ value: Value, for key: Key, at now: NIODeadline, into entries: inout [Key: Entry]) {
+        if entries.count >= limit, entries[key] == nil {
+            entries = entries.filter { $0.value.expires > now }
+            if entries.count >= limit {
+                entries.remove(at: entries.startIndex)
+            }
+        }
+        entries[key] = Entry(value: value, expires: now + timeToLive)
+    }
+}
+
+private extension Result where Failure == any Error {
+    init(catching body: () async throws -> Success) async {
+        do {
+            self = .success(try await body())
+        } catch {
+            self = .failure(error)
         }
     }
 }

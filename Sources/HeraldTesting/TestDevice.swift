@@ -97,7 +97,7 @@ public final class TestDevice: Sendable {
     }
 
     /// The next message from the gateway; nil once the link closed or after `timeout`.
-    public func next(timeout: Duration = .seconds(5)) async throws -> DeviceLinkMessage? {
+    public func next(timeout: Duration = .seconds(20)) async throws -> DeviceLinkMessage? {
         let deadline = ContinuousClock.now + timeout
         while true {
             let (message, finished) = mailbox.take()
@@ -115,7 +115,7 @@ public final class TestDevice: Sendable {
     }
 
     /// The next notification; fails if something else (or nothing) comes.
-    public func notification(timeout: Duration = .seconds(5)) async throws -> LinkNotification {
+    public func notification(timeout: Duration = .seconds(20)) async throws -> LinkNotification {
         let message = try await next(timeout: timeout)
         guard case .notification(let notification)? = message else {
             throw TestDeviceError("expected a notification, got \(message.map { "\($0.typeName)" } ?? "nothing")")

@@ -261,12 +261,12 @@ import Testing
     }
 }
 
-/// Polls `condition` every 10 ms for up to 5 s.
+/// Polls `condition` every 10 ms for up to 20 s: a loaded parallel run can starve a test for seconds.
 func waitUntil(_ condition: () async throws -> Bool) async throws {
-    let deadline = ContinuousClock.now + .seconds(5)
+    let deadline = ContinuousClock.now + .seconds(20)
     while try await !condition() {
         guard ContinuousClock.now < deadline else {
-            Issue.record("condition not met within 5 s")
+            Issue.record("condition not met within 20 s")
             return
         }
         try await Task.sleep(for: .milliseconds(10))

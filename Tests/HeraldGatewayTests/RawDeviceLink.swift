@@ -90,7 +90,7 @@ final class RawDeviceLink: Sendable {
     }
 
     /// The first frame after the first `skip` that match `condition`, waiting up to `timeout` for it.
-    func frame(after skip: Int = 0, timeout: Duration = .seconds(5), where condition: (Frame) -> Bool) async throws -> Frame {
+    func frame(after skip: Int = 0, timeout: Duration = .seconds(20), where condition: (Frame) -> Bool) async throws -> Frame {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             let matching = try await frames().filter(condition)
@@ -101,7 +101,7 @@ final class RawDeviceLink: Sendable {
     }
 
     /// The bytes received once `condition` holds for them, or after `timeout` whatever arrived.
-    func bytes(until condition: @escaping @Sendable (ByteBuffer) -> Bool, timeout: Duration = .seconds(5)) async throws -> ByteBuffer {
+    func bytes(until condition: @escaping @Sendable (ByteBuffer) -> Bool, timeout: Duration = .seconds(20)) async throws -> ByteBuffer {
         try await connection.bytes(until: condition, timeout: timeout)
     }
 

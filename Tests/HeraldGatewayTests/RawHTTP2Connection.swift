@@ -23,14 +23,14 @@ final class RawHTTP2Connection: Sendable {
 
     /// Everything the server sent until it closed the connection, or nil if it is still open after `timeout`
     /// (the connection is then closed).
-    func bytesUntilClosed(timeout: Duration = .seconds(5)) async throws -> ByteBuffer? {
+    func bytesUntilClosed(timeout: Duration = .seconds(20)) async throws -> ByteBuffer? {
         let bytes = try await connection.bytesUntilClosed(timeout: timeout)
         if bytes == nil { await connection.close() }
         return bytes
     }
 
     /// The bytes received once `condition` holds for them, or after `timeout` whatever arrived.
-    func bytes(until condition: @escaping @Sendable (ByteBuffer) -> Bool, timeout: Duration = .seconds(10)) async throws -> ByteBuffer {
+    func bytes(until condition: @escaping @Sendable (ByteBuffer) -> Bool, timeout: Duration = .seconds(20)) async throws -> ByteBuffer {
         try await connection.bytes(until: condition, timeout: timeout)
     }
 

@@ -29,7 +29,10 @@ enum ClientFixtures {
         configuration.trustRootsPath = caPath
         configuration.retryPolicy.initialBackoff = .milliseconds(1)
         configuration.retryPolicy.maximumBackoff = .milliseconds(20)
-        configuration.requestTimeout = .seconds(10)
+        // Generous: the first seconds of a parallel test run keep both cores busy, and a deadline that passes
+        // then would fail a test about something else. Tests about deadlines set their own.
+        configuration.requestTimeout = .seconds(30)
+        configuration.connectTimeout = .seconds(30)
         configure(&configuration)
         return try APNsClient(configuration: configuration, logger: logger)
     }
