@@ -14,30 +14,41 @@ final class NotificationWriter: Service, Sendable {
     /// Called on the submitting event loop with nil once committed, or with the reason it was not.
     typealias Completion = (Rejection?) -> Void
 
-    private struct Pending {
-        var notification: StoredNotification
-        var completion: NIOLoopBound<Completion>
+    /// Notifications and the completions waiting for them, index by index.
+    private struct Batch {
+        var notifications: [StoredNotification] = []
+        var completions: [NIOLoopBound<Completion>] = []
+
+        var count: Int { notifications.count }
     }
 
     private struct State {
-        var queue: [Pending] = []
+        var queue = Batch()
         /// A transaction is being committed; what arrives meanwhile waits for the next one.
         var committing = false
         var closing = false
         /// `run()`, waiting for the writer to be closed and drained.
         var drained: CheckedContinuation<Void, Never>?
 
-        var isIdle: Bool { !committing && queue.isEmpty }
+        var isIdle: Bool { !committing && queue.count == 0 }
 
         /// Up to `limit` of the oldest queued, marking a commit under way; nil when nothing waits.
-        mutating func nextBatch(limit: Int) -> [Pending]? {
-            guard !queue.isEmpty else {
+        mutating func nextBatch(limit: Int) -> Batch? {
+            guard queue.count > 0 else {
                 committing = false
                 return nil
             }
             committing = true
-            let batch = Array(queue.prefix(limit))
-            queue.removeFirst(batch.count)
+            guard queue.count > limit else {
+                defer { queue = Batch() }  // the usual case: the whole queue goes, nothing is copied
+                return queue
+            }
+            let batch = Batch(
+                notifications: Array(queue.notifications.prefix(limit)),
+                completions: Array(queue.completions.prefix(limit))
+            )
+            queue.notifications.removeFirst(limit)
+            queue.completions.removeFirst(limit)
             return batch
         }
 
@@ -79,13 +90,14 @@ final class NotificationWriter: Service, Sendable {
     /// Answers at once with `ServiceUnavailable` when the queue is full, or `Shutdown` once the writer
     /// stopped taking work.
     func submit(_ notification: StoredNotification, on eventLoop: any EventLoop, completion: @escaping Completion) {
-        let pending = Pending(notification: notification, completion: NIOLoopBound(completion, eventLoop: eventLoop))
-        let outcome: Result<[Pending]?, Rejection> = state.withLock { state in
+        let bound = NIOLoopBound(completion, eventLoop: eventLoop)
+        let outcome: Result<Batch?, Rejection> = state.withLock { state in
             if state.closing { return .failure(Rejection(.shutdown, "the gateway is shutting down")) }
             if state.queue.count >= queueLimit {
                 return .failure(Rejection(.serviceUnavailable, "the store is not keeping up; retry later"))
             }
-            state.queue.append(pending)
+            state.queue.notifications.append(notification)
+            state.queue.completions.append(bound)
             return .success(state.committing ? nil : state.nextBatch(limit: batchLimit))
         }
         switch outcome {
@@ -127,17 +139,18 @@ final class NotificationWriter: Service, Sendable {
 
     /// Commits `batch` in one transaction, then the next batch if more arrived meanwhile. The store calls back on
     /// its own thread, and the 200s go straight from there to their event loops.
-    private func commit(_ batch: [Pending]) {
+    private func commit(_ batch: Batch) {
         let start = NIODeadline.now()
-        store.insertNotifications(batch.map(\.notification)) { result in
+        let completions = batch.completions
+        store.insertNotifications(batch.notifications) { result in
             switch result {
             case .success(let committed):
-                self.metrics.recordCommit(count: batch.count, since: start)
-                Self.complete(batch, failure: nil)
+                self.metrics.recordCommit(count: completions.count, since: start)
+                Self.complete(completions, failure: nil)
                 self.onCommitted(committed)
             case .failure(let error):
-                self.logger.error("store commit failed", metadata: ["count": "\(batch.count)", "error": "\(error.code): \(error.message)"])
-                Self.complete(batch, failure: Rejection(.internalServerError, "the notification could not be stored"))
+                self.logger.error("store commit failed", metadata: ["count": "\(completions.count)", "error": "\(error.code): \(error.message)"])
+                Self.complete(completions, failure: Rejection(.internalServerError, "the notification could not be stored"))
             }
             let (next, drained) = self.state.withLock { state in
                 let next = state.nextBatch(limit: self.batchLimit)
@@ -149,14 +162,14 @@ final class NotificationWriter: Service, Sendable {
     }
 
     /// Runs each event loop's completions in one task on that loop, not one cross-thread hop per notification.
-    private static func complete(_ batch: [Pending], failure: Rejection?) {
-        var byLoop: [ObjectIdentifier: [Pending]] = [:]
-        for pending in batch {
-            byLoop[ObjectIdentifier(pending.completion.eventLoop), default: []].append(pending)
+    private static func complete(_ completions: [NIOLoopBound<Completion>], failure: Rejection?) {
+        var byLoop: [ObjectIdentifier: [NIOLoopBound<Completion>]] = [:]
+        for completion in completions {
+            byLoop[ObjectIdentifier(completion.eventLoop), default: []].append(completion)
         }
         for group in byLoop.values {
-            group[0].completion.eventLoop.execute {
-                for pending in group { pending.completion.value(failure) }
+            group[0].eventLoop.execute {
+                for completion in group { completion.value(failure) }
             }
         }
     }

@@ -9,6 +9,7 @@ public final class FaultInjectingStore: Store {
     private struct Faults {
         var failWrites = false
         var held: [CheckedContinuation<Void, Never>]?
+        var insertedBatchSizes: [Int] = []
     }
 
     public let base: any Store
@@ -39,7 +40,11 @@ public final class FaultInjectingStore: Store {
     /// How many inserts are waiting on ``holdWrites()``.
     public var heldWriteCount: Int { faults.withLock { $0.held?.count ?? 0 } }
 
+    /// The size of each batch inserted so far, in the order the inserts were asked for.
+    public var insertedBatchSizes: [Int] { faults.withLock { $0.insertedBatchSizes } }
+
     public func insertNotifications(_ batch: [StoredNotification]) async throws(StoreError) -> [StoredNotification] {
+        faults.withLock { $0.insertedBatchSizes.append(batch.count) }
         await withCheckedContinuation { continuation in
             let wait = faults.withLock { faults in
                 guard faults.held != nil else { return false }

@@ -1,0 +1,56 @@
+import Foundation
+@testable import HeraldGateway
+import HeraldStore
+import HeraldTesting
+import HeraldWire
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import Testing
+
+/// The batching writer on its own, over a real SQLite store that can hold its commits.
+@Suite(.timeLimit(.minutes(1))) struct NotificationWriterTests {
+    let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
+
+    private func notification(_ index: Int) -> StoredNotification {
+        StoredNotification(
+            apnsID: UUID(), uniqueID: UUID(), deviceToken: .random(), bundleID: "com.example.app",
+            topic: "com.example.app", pushType: .alert, priority: .immediate, expiration: nil, collapseID: nil,
+            payload: Data(#"{"aps":{"alert":"n\#(index)"}}"#.utf8), receivedAt: Date(timeIntervalSince1970: 1_700_000_000)
+        )
+    }
+
+    /// What arrives while a commit runs goes in the next ones, at most `batchLimit` each, in arrival order.
+    @Test func aQueueLongerThanTheBatchLimitIsCommittedInOrderedBatches() async throws {
+        let path = NSTemporaryDirectory() + "herald-writer-\(UUID().uuidString).sqlite"
+        let store = FaultInjectingStore(wrapping: try SQLiteStore(path: path))
+        let committed = NIOLockedValueBox<[StoredNotification]>([])
+        let writer = NotificationWriter(
+            store: store, batchLimit: 2, queueLimit: 100, metrics: GatewayMetrics(),
+            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
+            onCommitted: { batch in committed.withLockedValue { $0 += batch } }
+        )
+        let notifications = (0..<6).map(notification)
+        let answers = NIOLockedValueBox<[Int: Rejection?]>([:])
+        store.holdWrites()
+        for (index, notification) in notifications.enumerated() {
+            try await eventLoop.submit { [eventLoop] in  // as the gateway does: from the connection's event loop
+                writer.submit(notification, on: eventLoop) { failure in answers.withLockedValue { $0[index] = failure } }
+            }.get()
+            if index == 0 {
+                while store.heldWriteCount == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            }
+        }
+        #expect(answers.withLockedValue { $0.isEmpty }, "nothing is answered before its commit")
+        store.releaseWrites()
+        while answers.withLockedValue({ $0.count }) < notifications.count { try await Task.sleep(for: .milliseconds(5)) }
+
+        #expect(answers.withLockedValue { $0.values.allSatisfy { $0 == nil } })
+        #expect(store.insertedBatchSizes == [1, 2, 2, 1])
+        let stored = committed.withLockedValue { $0 }
+        #expect(stored.map(\.uniqueID) == notifications.map(\.uniqueID))
+        #expect(stored.compactMap(\.id) == stored.compactMap(\.id).sorted())
+        #expect(try await store.notificationCount() == notifications.count)
+    }
+}
