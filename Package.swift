@@ -41,6 +41,7 @@ let package = Package(
             dependencies: [
                 "HeraldWire",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
         .target(
@@ -148,7 +149,10 @@ let package = Package(
             name: "HeraldWireTests",
             dependencies: ["HeraldWire", .product(name: "Crypto", package: "swift-crypto")]
         ),
-        .testTarget(name: "HeraldStoreTests", dependencies: ["HeraldStore", "HeraldTesting", "HeraldWire"]),
+        .testTarget(
+            name: "HeraldStoreTests",
+            dependencies: ["HeraldStore", "HeraldTesting", "HeraldWire", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         .testTarget(
             name: "HeraldGatewayTests",
             dependencies: [

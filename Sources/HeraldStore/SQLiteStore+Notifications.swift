@@ -29,15 +29,26 @@ extension SQLiteStore {
         for index in committed.indices {
             var notification = committed[index]
             notification.delivery = Self.admission(of: notification)
-            try insert.execute(arguments: [
-                notification.apnsID.bytes, notification.uniqueID.bytes,
-                notification.deviceToken.hex, notification.deviceID, notification.bundleID, notification.topic,
-                notification.pushType.rawValue, notification.priority.rawValue, notification.expiration,
-                notification.collapseID, notification.payload, notification.receivedAt.timeIntervalSince1970,
-                notification.offlinePolicy?.kind.rawValue, notification.offlinePolicy?.cap,
-                notification.delivery.state.rawValue, notification.delivery.storedAt?.timeIntervalSince1970,
-                notification.delivery.discardedAt?.timeIntervalSince1970, notification.delivery.discardReason?.rawValue,
-            ])
+            var row = try ParameterBinder(insert)
+            try row.bind(notification.apnsID)
+            try row.bind(notification.uniqueID)
+            try row.bind(notification.deviceToken.hex)
+            try row.bind(notification.deviceID)
+            try row.bind(notification.bundleID)
+            try row.bind(notification.topic)
+            try row.bind(notification.pushType.rawValue)
+            try row.bind(notification.priority.rawValue)
+            try row.bind(notification.expiration)
+            try row.bind(notification.collapseID)
+            try row.bind(notification.payload)
+            try row.bind(notification.receivedAt.timeIntervalSince1970)
+            try row.bind(notification.offlinePolicy?.kind.rawValue)
+            try row.bind(notification.offlinePolicy?.cap)
+            try row.bind(notification.delivery.state.rawValue)
+            try row.bind(notification.delivery.storedAt?.timeIntervalSince1970)
+            try row.bind(notification.delivery.discardedAt?.timeIntervalSince1970)
+            try row.bind(notification.delivery.discardReason?.rawValue)
+            try row.execute()
             notification.id = db.lastInsertedRowID
             if notification.delivery.storedAt != nil {
                 try Self.applyOfflinePolicy(to: notification, db)
