@@ -23,6 +23,11 @@ final class HeraldProcess: Sendable {
         self.errorPath = errorPath
     }
 
+    /// A test that fails part-way never reaches its `terminate()`; its child must not outlive it.
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
     /// Starts `herald ARGUMENTS` (or another `executable`), writing `input` (if any) to its standard input and
     /// closing it; `environment` is added to this process's.
     static func start(

@@ -140,12 +140,15 @@ import Testing
     }
 
     @Test func aStalledRequestTimesOutAndTheConnectionKeepsWorking() async throws {
+        // Picked by its body, not its position: on a loaded machine the stalled send can time out before it is
+        // sent, and the next request must not inherit its stall.
+        let stall = APNsNotification(topic: "com.example.app", payload: Data(#"{"aps":{"alert":"stall"}}"#.utf8))
         let server = try await ScriptedHTTP2Server.start { request in
-            request.index == 1 ? [.stall] : [.respond(status: 200)]
+            request.body == stall.payload ? [.stall] : [.respond(status: 200)]
         }
         let client = try ClientFixtures.client(server.url) { $0.maximumConnections = 1 }
         #expect(await ClientFixtures.outcome(client).success != nil)
-        let stalled = try #require(await ClientFixtures.outcome(client, timeout: .milliseconds(300)).failure)
+        let stalled = try #require(await ClientFixtures.outcome(client, stall, timeout: .milliseconds(300)).failure)
         #expect(stalled.code == .timeout)
         #expect(stalled.apnsID != nil)
         #expect(!stalled.isRetryable)
