@@ -4,7 +4,8 @@
 #   scripts/bench-gateway.sh            # defaults below; REQUESTS=500000 scripts/bench-gateway.sh for a longer run
 #
 # 1. Builds the release `herald`, creates a key and 50 device tokens, starts `herald serve` (TLS, SQLite, defaults).
-# 2. h2load: 10 connections x 100 streams, round-robin over the 50 tokens -> accepted notifications/s.
+# 2. h2load: 10 connections x 100 streams, round-robin over the 50 tokens -> accepted notifications/s, and the
+#    gateway's CPU time per notification (steadier than the rate on a shared machine: compare changes by it).
 # 3. nginx answering 200 over HTTP/2 + TLS with the same certificate, driven the same way -> responses/s.
 # 4. h2load at a fixed 10,000 requests/s -> p50 / p99 latency from h2load's per-request log.
 # Checks that every 200 is in the SQLite store. Targets: >= 40,000/s, >= 0.45x nginx, p99 < 5 ms at 10,000/s.
@@ -66,10 +67,16 @@ load() { # load URI-FILE|URI [extra h2load flags...]
 rate_of() { sed -n 's/^finished in .*, \([0-9.]*\) req\/s.*/\1/p'; }
 ok_of() { sed -n 's/^status codes: \([0-9]*\) 2xx.*/\1/p'; }
 
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }  # user + system time of a process, in clock ticks
+
 load "$work/uris" -n 20000 >/dev/null            # warm up: connections, caches, SQLite pages
+ticks_before=$(cpu_ticks "${pids[0]}")
 herald_out=$(load "$work/uris" -n "$REQUESTS")
+ticks_after=$(cpu_ticks "${pids[0]}")
 herald_rate=$(rate_of <<<"$herald_out")
 herald_ok=$(ok_of <<<"$herald_out")
+# CPU per request barely depends on what else the machine runs: the figure to compare changes by.
+cpu_per_request=$(python3 -c "print(f'{($ticks_after - $ticks_before) / $(getconf CLK_TCK) / $REQUESTS * 1e6:.1f}')")
 
 load "$work/uris" -D "$RATE_SECONDS" --warm-up-time 1 --rps $((RATE / CONNECTIONS)) --log-file "$work/latency.log" >/dev/null
 read -r p50 p99 served < <(python3 - "$work/latency.log" <<'PY'
@@ -113,6 +120,7 @@ nginx_rate=$(rate_of <<<"$nginx_out")
 python3 - <<PY
 herald, nginx = float("$herald_rate"), float("$nginx_rate")
 print(f"herald gateway : {herald:10,.0f} notifications/s  ({$herald_ok} of $REQUESTS answered 200; {$stored} in the store incl. warm-up and latency runs)")
+print(f"herald CPU     : {$cpu_per_request:10.1f} µs per notification (user + system, all threads)")
 print(f"nginx (200)    : {nginx:10,.0f} responses/s")
 print(f"ratio          : {herald / nginx:10.2f} x nginx   (target >= 0.45; throughput target >= 40,000/s)")
 print(f"latency at {$RATE:,}/s: p50 $p50 ms, p99 $p99 ms over $served requests   (target p99 < 5 ms)")
