@@ -73,7 +73,13 @@ final class ExpiringCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
             return true
         }
         if first {
-            Task { await self.finishLoading(key, with: Result(catching: load)) }
+            Task {
+                do {
+                    finishLoading(key, with: .success(try await load()))
+                } catch {
+                    finishLoading(key, with: .failure(error))
+                }
+            }
         }
         return promise.futureResult
     }
@@ -99,15 +105,5 @@ final class ExpiringCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
             }
         }
         entries[key] = Entry(value: value, expires: now + timeToLive)
-    }
-}
-
-private extension Result where Failure == any Error {
-    init(catching body: () async throws -> Success) async {
-        do {
-            self = .success(try await body())
-        } catch {
-            self = .failure(error)
-        }
     }
 }
