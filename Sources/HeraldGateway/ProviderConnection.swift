@@ -11,6 +11,8 @@ final class ProviderConnection {
     let channel: any Channel
     private let configuration: GatewayConfiguration
     var auth = ConnectionAuthState()
+    /// The provider token verified last on this connection.
+    var verifiedToken: TokenVerifier.Verified?
     /// Set once the connection is closing: requests that complete from then on are refused with it.
     private(set) var drainReason: APNsReason?
     private var activeStreams = 0

@@ -201,11 +201,11 @@ final class ProviderRequestProcessor: Sendable {
         guard let jwt = head.bearerToken else {
             throw Rejection(.missingProviderToken, "send authorization: bearer <provider token>")
         }
-        let token = try verifier.parse(jwt)
+        let token = try verifier.parse(jwt, recent: connection.verifiedToken)
         guard let key = loaded.key ?? directory.cachedKey(teamID: token.teamID, keyID: token.keyID) else {
             return .needsKey(teamID: token.teamID, keyID: token.keyID)
         }
-        let record = try verifier.check(jwt, token, key: key)
+        let record = try verifier.check(jwt, token, key: key, recent: &connection.verifiedToken)
         try connection.auth.admit(jwt: jwt, token: token, key: record, environment: configuration.environment, now: clock.now())
         return .granted(.key(record))
     }

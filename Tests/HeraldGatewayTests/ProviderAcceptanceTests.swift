@@ -55,6 +55,26 @@ import Testing
         try await gateway.stop()
     }
 
+    /// A connection remembers the token it verified; a key replaced or revoked under it still counts at once.
+    @Test func aConnectionsVerifiedTokenFollowsItsKey() async throws {
+        let gateway = try await TestGateway.start()
+        let connection = try await gateway.connect()
+        let push = try await gateway.push()
+        #expect(try await connection.send(push).status == 200)
+
+        try await gateway.addKey(teamID: TestGateway.teamID, keyID: TestGateway.keyID)
+        #expect(try await connection.send(push).reason == .invalidProviderToken)
+
+        try await gateway.addKey(teamID: TestGateway.teamID, keyID: TestGateway.keyID, key: gateway.privateKey)
+        #expect(try await connection.send(push).status == 200)
+
+        var key = try #require(try await gateway.store.key(teamID: TestGateway.teamID, keyID: TestGateway.keyID))
+        key.revokedAt = gateway.clock.now()
+        try await gateway.store.saveKey(key)
+        #expect(try await connection.send(push).reason == .forbidden)
+        try await gateway.stop()
+    }
+
     @Test func generatesCanonicalLowercaseIDs() async throws {
         let gateway = try await TestGateway.start()
         let connection = try await gateway.connect()
