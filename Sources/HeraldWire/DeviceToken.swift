@@ -8,10 +8,22 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible {
 
     /// Parses hex in either case; nil when the text is not an even number of hex digits of a plausible length.
     public init?(hex text: some StringProtocol) {
-        let utf8 = text.utf8
-        guard utf8.count >= 16, utf8.count <= 400, utf8.count.isMultiple(of: 2) else { return nil }
-        guard utf8.allSatisfy(\.isHexDigit) else { return nil }
-        self.hex = String(text).lowercased()
+        let lowercased = text.utf8.withContiguousStorageIfAvailable(Self.lowercasedHex)
+            ?? Array(text.utf8).withUnsafeBufferPointer(Self.lowercasedHex)
+        guard let lowercased else { return nil }
+        hex = lowercased
+    }
+
+    /// `bytes` in lowercase when they are an even number of hex digits of a plausible length.
+    private static func lowercasedHex(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        guard bytes.count >= 16, bytes.count <= 400, bytes.count.isMultiple(of: 2), bytes.allSatisfy(\.isHexDigit) else {
+            return nil
+        }
+        // Setting bit 5 lowercases A–F and leaves the digits as they are.
+        return String(unsafeUninitializedCapacity: bytes.count) { buffer in
+            for index in bytes.indices { buffer[index] = bytes[index] | 0x20 }
+            return bytes.count
+        }
     }
 
     /// A fresh random 32-byte token.

@@ -63,7 +63,9 @@ public struct JSONParser {
     private mutating func parseObject() throws(SyntaxError) -> JSONValue {
         try enter()
         defer { depth -= 1 }
+        // Room for a typical object up front: growing a dictionary rehashes every key.
         var object: [String: JSONValue] = [:]
+        object.reserveCapacity(6)
         skipWhitespace()
         if current == UInt8(ascii: "}") { index += 1; return .object(object) }
         while true {
@@ -103,15 +105,17 @@ public struct JSONParser {
         index += 1  // opening quote
         // Most strings have no escapes: they become a String straight from the bytes.
         let start = index
+        var highBits: UInt8 = 0
         while let byte = current, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\"), byte >= 0x20 {
+            highBits |= byte
             index += 1
         }
         if current == UInt8(ascii: "\"") {
-            let raw = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
+            let raw = UnsafeRawBufferPointer(rebasing: bytes[start..<index]).assumingMemoryBound(to: UInt8.self)
             index += 1
-            guard let text = String(validating: raw.assumingMemoryBound(to: UInt8.self), as: UTF8.self) else {
-                throw SyntaxError(offset: start)
-            }
+            // ASCII needs no validation, and the stdlib's generic validating initializer is slow.
+            if highBits < 0x80 { return String(decoding: raw, as: UTF8.self) }
+            guard let text = String(validating: raw, as: UTF8.self) else { throw SyntaxError(offset: start) }
             return text
         }
         var scalars = Array(bytes[start..<index])

@@ -45,7 +45,7 @@ public struct RequestHead: Sendable, Hashable {
         guard path.hasPrefix(pathPrefix) else {
             throw Rejection(.badPath, "the path must be /3/device/<device token>")
         }
-        let tokenText = path.dropFirst(pathPrefix.count)
+        let tokenText = Substring(path.utf8.dropFirst(pathPrefix.utf8.count))
         if tokenText.isEmpty { throw Rejection(.missingDeviceToken, "the path names no device token") }
         guard let deviceToken = DeviceToken(hex: tokenText) else {
             throw Rejection(.badDeviceToken, "the device token is not hex of a valid length")
@@ -87,14 +87,20 @@ public struct RequestHead: Sendable, Hashable {
             head.topic = text
         }
         if let text = fields[.authorization] {
-            let parts = text.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-            if parts.count == 2, parts[0].utf8.count == 6, parts[0].lowercased() == "bearer" {
-                head.bearerToken = String(parts[1].drop { $0 == " " })
-            } else {
-                head.bearerToken = ""
-            }
+            head.bearerToken = bearerToken(in: text)
         }
         return head
+    }
+
+    /// What follows the scheme `bearer` (in any case) and its spaces, or "" when the header is not a bearer token.
+    static func bearerToken(in authorization: String) -> String {
+        let utf8 = authorization.utf8
+        let schemeStart = utf8.firstIndex { $0 != UInt8(ascii: " ") } ?? utf8.endIndex
+        let schemeEnd = utf8[schemeStart...].firstIndex(of: UInt8(ascii: " ")) ?? utf8.endIndex
+        // Setting bit 5 lowercases ASCII letters.
+        guard utf8[schemeStart..<schemeEnd].lazy.map({ $0 | 0x20 }).elementsEqual("bearer".utf8) else { return "" }
+        let tokenStart = utf8[schemeEnd...].firstIndex { $0 != UInt8(ascii: " ") } ?? utf8.endIndex
+        return String(Substring(utf8[tokenStart...]))
     }
 
     /// The `apns-id` the client asked for, when it sent exactly one well-formed one; answers echo it even

@@ -30,6 +30,14 @@ import Testing
         ]))
     }
 
+    @Test func largeObjectsKeepEveryMemberAndALaterDuplicateWins() throws {
+        let members = (0..<20).map { #""k\#($0)":\#($0)"# }.joined(separator: ",")
+        let value = try JSONValue.parse(Data(("{" + members + #","k3":"last"}"#).utf8))
+        #expect(value.objectValue?.count == 20)
+        #expect(value["k19"] == .integer(19))
+        #expect(value["k3"] == .string("last"))
+    }
+
     @Test func boundsNesting() throws {
         let deep = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
         #expect(throws: JSONParser.SyntaxError.self) { try JSONValue.parse(Data(deep.utf8)) }

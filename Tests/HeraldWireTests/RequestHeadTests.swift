@@ -61,8 +61,21 @@ import Testing
         #expect(reason(headers([(":path", "/3/device/\(Self.token)")])) == .duplicateHeaders)
     }
 
+    @Test(arguments: [
+        ("bearer a.b.c", "a.b.c"), ("Bearer a.b.c", "a.b.c"), ("BEARER   a.b.c", "a.b.c"), ("  bearer a.b.c", "a.b.c"),
+        ("bearer a b", "a b"), ("bearer", ""), ("bearer   ", ""), ("basic a.b.c", ""), ("bearerx a.b.c", ""),
+        ("bear a.b.c", ""), ("", ""), ("bearér a.b.c", ""),
+    ])
+    func bearerTokenFollowsTheScheme(_ header: String, _ token: String) throws {
+        #expect(try RequestHead.parse(headers([("authorization", header)])).bearerToken == token)
+    }
+
     @Test func deviceTokensAreHexOfPlausibleLength() {
         #expect(DeviceToken(hex: String(repeating: "A", count: 64))?.hex == String(repeating: "a", count: 64))
+        #expect(DeviceToken(hex: "0123456789ABCDEFabcdef" + String(repeating: "0", count: 42))?.hex == "0123456789abcdefabcdef" + String(repeating: "0", count: 42))
+        #expect(DeviceToken(hex: "/3/device/abcdef0123456789".dropFirst(10))?.hex == "abcdef0123456789")
+        #expect(DeviceToken(hex: String(repeating: "a", count: 63)) == nil)
+        #expect(DeviceToken(hex: String(repeating: "a", count: 402)) == nil)
         #expect(DeviceToken(hex: String(repeating: "a", count: 160)) != nil)
         #expect(DeviceToken(hex: "abc") == nil)
         #expect(DeviceToken(hex: String(repeating: "g", count: 64)) == nil)
