@@ -65,14 +65,15 @@ package struct GatewayLink: Sendable {
         if components.path.isEmpty || components.path == "/" { components.path = DeviceLinkMessage.path }
         guard let url = components.string else { throw GatewayLinkClosed(description: "\(gateway) is not a usable URL") }
         self.url = url
-        if components.scheme == "wss", let tls {
-            self.tls = tls
-        } else if components.scheme == "wss" {
-            var tls = TLSConfiguration.makeClientConfiguration()
-            if let caPath {
-                tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(caPath))
+        if components.scheme == "wss" {
+            var configuration = tls ?? TLSConfiguration.makeClientConfiguration()
+            if tls == nil, let caPath {
+                configuration.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(caPath))
             }
-            self.tls = tls
+            // A link that is ending reads no more, so it would only notice the gateway's close_notify when
+            // this runs out: NIOSSL's default of 5 s made every stop of a linked device take 5 s.
+            configuration.shutdownTimeout = .milliseconds(300)
+            self.tls = configuration
         } else {
             self.tls = nil
         }
@@ -159,6 +160,8 @@ package struct GatewayLink: Sendable {
             } catch {
                 reason = "\(error)"
             }
+            // Stopping is not a dropped link: nothing to report and no reconnect.
+            try Task.checkCancellation()
             if connected.withLock({ $0 }) { delay = .milliseconds(200) }
             await onDisconnect(reason)
             try await Task.sleep(for: delay)
