@@ -24,6 +24,29 @@ public struct JSONParser {
         return value
     }
 
+    /// Parses a document that must be an object, keeping the value of its member `rawKey` as the byte range
+    /// it was sent in (checked, not parsed into a value); a repeated key counts once, the last time.
+    mutating func parseObjectDocument(keepingRaw rawKey: String) throws(SyntaxError) -> (members: [String: JSONValue], raw: Range<Int>?) {
+        skipWhitespace()
+        guard current == UInt8(ascii: "{") else { throw SyntaxError(offset: index) }
+        var members: [String: JSONValue] = [:]
+        members.reserveCapacity(16)
+        var raw: Range<Int>?
+        try parseMembers { parser, key throws(SyntaxError) in
+            if key == rawKey {
+                parser.skipWhitespace()
+                let start = parser.index
+                try parser.skipValue()
+                raw = start..<parser.index
+            } else {
+                members[key] = try parser.parseValue()
+            }
+        }
+        skipWhitespace()
+        guard index == bytes.count else { throw SyntaxError(offset: index) }
+        return (members, raw)
+    }
+
     private var current: UInt8? { index < bytes.count ? bytes[index] : nil }
 
     private mutating func skipWhitespace() {
@@ -61,43 +84,65 @@ public struct JSONParser {
     }
 
     private mutating func parseObject() throws(SyntaxError) -> JSONValue {
-        try enter()
-        defer { depth -= 1 }
         // Room for a typical object up front: growing a dictionary rehashes every key.
         var object: [String: JSONValue] = [:]
         object.reserveCapacity(6)
+        try parseMembers { parser, key throws(SyntaxError) in object[key] = try parser.parseValue() }
+        return .object(object)
+    }
+
+    /// Reads `{ "key": value, … }`, leaving each value to `member`, which must consume it.
+    private mutating func parseMembers(_ member: (inout JSONParser, String) throws(SyntaxError) -> Void) throws(SyntaxError) {
+        try enter()
+        defer { depth -= 1 }
         skipWhitespace()
-        if current == UInt8(ascii: "}") { index += 1; return .object(object) }
+        if current == UInt8(ascii: "}") { index += 1; return }
         while true {
             skipWhitespace()
             guard current == UInt8(ascii: "\"") else { throw SyntaxError(offset: index) }
             let key = try parseString()
             skipWhitespace()
             try expect(":")
-            object[key] = try parseValue()
+            try member(&self, key)
             skipWhitespace()
             switch current {
             case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "}"): index += 1; return .object(object)
+            case UInt8(ascii: "}"): index += 1; return
             default: throw SyntaxError(offset: index)
             }
         }
     }
 
     private mutating func parseArray() throws(SyntaxError) -> JSONValue {
+        var array: [JSONValue] = []
+        try parseElements { parser throws(SyntaxError) in array.append(try parser.parseValue()) }
+        return .array(array)
+    }
+
+    /// Reads `[ value, … ]`, leaving each value to `element`, which must consume it.
+    private mutating func parseElements(_ element: (inout JSONParser) throws(SyntaxError) -> Void) throws(SyntaxError) {
         try enter()
         defer { depth -= 1 }
-        var array: [JSONValue] = []
         skipWhitespace()
-        if current == UInt8(ascii: "]") { index += 1; return .array(array) }
+        if current == UInt8(ascii: "]") { index += 1; return }
         while true {
-            array.append(try parseValue())
+            try element(&self)
             skipWhitespace()
             switch current {
             case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "]"): index += 1; return .array(array)
+            case UInt8(ascii: "]"): index += 1; return
             default: throw SyntaxError(offset: index)
             }
+        }
+    }
+
+    /// Checks one value as ``parseValue()`` would, building no containers.
+    private mutating func skipValue() throws(SyntaxError) {
+        skipWhitespace()
+        switch current {
+        case UInt8(ascii: "{"): try parseMembers { parser, _ throws(SyntaxError) in try parser.skipValue() }
+        case UInt8(ascii: "["): try parseElements { parser throws(SyntaxError) in try parser.skipValue() }
+        default: _ = try parseValue()
         }
     }
 

@@ -25,6 +25,23 @@ public enum JSONValue: Hashable, Sendable {
         return try result.get()
     }
 
+    /// Parses a JSON object, keeping the member `rawKey` as the exact bytes it was sent in (checked as
+    /// JSON, not parsed into a value): for a payload embedded in a message and passed on unchanged.
+    ///
+    /// - Throws: ``JSONParser/SyntaxError`` when `data` is not exactly one JSON object.
+    public static func parseObject(_ data: Data, keepingRaw rawKey: String) throws(JSONParser.SyntaxError) -> (members: [String: JSONValue], raw: Data?) {
+        let result = data.withUnsafeBytes { bytes -> Result<([String: JSONValue], Data?), JSONParser.SyntaxError> in
+            var parser = JSONParser(bytes)
+            do throws(JSONParser.SyntaxError) {
+                let (members, range) = try parser.parseObjectDocument(keepingRaw: rawKey)
+                return .success((members, range.map { Data(bytes[$0]) }))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
     /// Compact JSON text with keys sorted.
     public func encoded() -> Data {
         var writer = JSONWriter()

@@ -26,7 +26,7 @@ import Testing
         #expect(read.topic == sent.topic && read.bundleID == sent.bundleID && read.deviceToken == sent.deviceToken)
         #expect(read.pushType == sent.pushType && read.priority == sent.priority && read.receivedAt == sent.receivedAt)
         #expect(read.collapseID == sent.collapseID && read.expiration == sent.expiration)
-        #expect(try JSONValue.parse(read.payload) == JSONValue.parse(sent.payload))
+        #expect(read.payload == sent.payload)  // byte for byte: the device gets what the provider sent
         // Keys in sorted order, the payload spliced in last exactly as the provider sent it.
         let payloadMember = #","payload":"# + String(decoding: sent.payload, as: UTF8.self) + "}"
         #expect(text.hasPrefix(#"{"apnsID":""#))
@@ -34,5 +34,27 @@ import Testing
         // Without the payload, the text is exactly what the generic writer makes of the same members.
         let head = String(text.dropLast(payloadMember.count)) + "}"
         #expect(String(decoding: try JSONValue.parse(Data(head.utf8)).encoded(), as: UTF8.self) == head)
+    }
+
+    private static let head = #"{"type":"notification","apnsID":"6a0b0c1d-2e3f-4a5b-8c6d-7e8f9a0b1c2d","#
+        + #""uniqueID":"0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d","topic":"t","bundleID":"t","deviceToken":"ab","#
+        + #""pushType":"alert","priority":10,"receivedAt":1,"#
+
+    @Test func thePayloadIsKeptAsSentAndTheLastOneWins() throws {
+        let text = Self.head + #""payload":{"x":1},"payload" :  {"b":[1, {"c":"é"}],"a":2} }"#
+        guard case .notification(let read) = try DeviceLinkMessage.decode(text) else {
+            Issue.record("not read as a notification")
+            return
+        }
+        #expect(String(decoding: read.payload, as: UTF8.self) == #"{"b":[1, {"c":"é"}],"a":2}"#)
+    }
+
+    @Test(arguments: [
+        #""payload":[1]}"#, #""payload":"{}"}"#, #""payload":{"a":}}"#, #""payload":{"a":1}"#, #""payload":{"a":"\x"}}"#,
+        #""payload":{"a":1}} x"#, #"}"#,
+        #""payload":"# + String(repeating: "[", count: 100) + String(repeating: "]", count: 100) + "}",
+    ])
+    func aBrokenPayloadIsRefused(_ tail: String) {
+        #expect(throws: DeviceLinkMessage.DecodingError.self) { try DeviceLinkMessage.decode(Self.head + tail) }
     }
 }

@@ -119,13 +119,14 @@ extension DeviceLinkMessage {
     ///
     /// - Throws: ``DecodingError`` naming what is wrong: not JSON, no known `type`, a missing or mistyped field.
     public static func decode(_ text: String) throws(DecodingError) -> DeviceLinkMessage {
-        let value: JSONValue
-        do {
-            value = try JSONValue.parse(Data(text.utf8))
+        // A notification's payload is passed on as the provider sent it, so it is checked but not parsed here.
+        let fields: [String: JSONValue]
+        let rawPayload: Data?
+        do throws(JSONParser.SyntaxError) {
+            (fields, rawPayload) = try JSONValue.parseObject(Data(text.utf8), keepingRaw: "payload")
         } catch {
-            throw DecodingError("not JSON (\(error))")
+            throw DecodingError("not a JSON object (syntax error at byte \(error.offset))")
         }
-        guard case .object(let fields) = value else { throw DecodingError("a message must be a JSON object") }
         guard let type = fields["type"]?.stringValue else { throw DecodingError("the message has no \"type\"") }
         func string(_ name: String) throws(DecodingError) -> String {
             guard let value = fields[name]?.stringValue else { throw DecodingError("\(type) needs the string \"\(name)\"") }
@@ -146,7 +147,7 @@ extension DeviceLinkMessage {
         case "ack": return .ack(uniqueID: try uuid("uniqueID"))
         case "error": return .error(reason: try string("reason"), message: try string("message"))
         case "notification":
-            guard let payload = fields["payload"], payload.objectValue != nil else {
+            guard let payload = rawPayload, payload.first == UInt8(ascii: "{") else {
                 throw DecodingError("notification needs the object \"payload\"")
             }
             guard let priority = fields["priority"]?.integerValue, let receivedAt = fields["receivedAt"]?.integerValue else {
@@ -163,7 +164,7 @@ extension DeviceLinkMessage {
                 collapseID: fields["collapseID"]?.stringValue,
                 expiration: fields["expiration"]?.integerValue,
                 receivedAt: receivedAt,
-                payload: payload.encoded()
+                payload: payload
             ))
         default:
             throw DecodingError("unknown message type \"\(type)\"")
