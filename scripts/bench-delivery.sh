@@ -80,6 +80,7 @@ for _ in $(seq 200); do curl -sf "http://127.0.0.1:$CONSOLE_PORT/healthz" >/dev/
 
 common=(--provider "$scheme://localhost:$PROVIDER_PORT" --ca "$data/tls/ca.pem" --jwt "$jwt" --topic "$TOPIC")
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo); gateway pid $gateway_pid"
+"$root/scripts/disk-sync.py" "$data"
 
 for part in $PARTS; do
   case $part in

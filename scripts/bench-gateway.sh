@@ -125,3 +125,4 @@ print(f"nginx (200)    : {nginx:10,.0f} responses/s")
 print(f"ratio          : {herald / nginx:10.2f} x nginx   (target >= 0.45; throughput target >= 40,000/s)")
 print(f"latency at {$RATE:,}/s: p50 $p50 ms, p99 $p99 ms over $served requests   (target p99 < 5 ms)")
 PY
+"$root/scripts/disk-sync.py" "$data"
