@@ -4,7 +4,7 @@ import GRDBSQLite
 
 /// Binds a prepared statement's parameters in order, straight to SQLite, and runs it.
 ///
-/// For the one statement on the gateway's hot path (the notification insert): there, building
+/// For the statements run once per notification (the insert, the delivery record): there, building
 /// `StatementArguments` (an array of `DatabaseValue`s) and GRDB's nested binding closures cost more
 /// CPU than SQLite's own work for the row. SQLite copies every text and blob it is given
 /// (`SQLITE_TRANSIENT`), so no Swift value has to outlive its `bind` call.

@@ -130,7 +130,12 @@ extension SQLiteStore {
             let statement = try db.cachedStatement(
                 sql: "UPDATE notification SET state = 'delivered', delivered_at = ? WHERE id = ? AND state = 'pending'"
             )
-            for id in ids { try statement.execute(arguments: [date.timeIntervalSince1970, id]) }
+            for id in ids {
+                var row = try ParameterBinder(statement)
+                try row.bind(date.timeIntervalSince1970)
+                try row.bind(id)
+                try row.execute()
+            }
         }
     }
 

@@ -191,16 +191,18 @@ public enum StoreConformance {
         let owner = "device-\(UUID().uuidString)"
         let now = Date(timeIntervalSince1970: 1_700_000_000)
         let app = try await store.register(owner: owner, bundleID: "com.example.a", environment: .development, at: now)
-        let committed = try await store.insertNotifications((1...3).map { notification(to: app, at: Double($0), offline: nil) })
+        let committed = try await store.insertNotifications((1...4).map { notification(to: app, at: Double($0), offline: nil) })
         let ids = committed.compactMap(\.id)
-        try await store.markDelivered([ids[0]], at: now.addingTimeInterval(10))
+        try await store.markDelivered([ids[0], ids[3]], at: now.addingTimeInterval(10))
         try await store.discardNotifications([ids[1]], reason: .expired, at: now.addingTimeInterval(11))
         // Neither changes a notification that is no longer pending.
         try await store.discardNotifications([ids[0]], reason: .expired, at: now.addingTimeInterval(12))
         try await store.markDelivered([ids[1]], at: now.addingTimeInterval(12))
 
-        let delivered = try await store.notification(id: committed[0].uniqueID)
-        #expect(delivered?.delivery == Delivery(state: .delivered, deliveredAt: now.addingTimeInterval(10)))
+        for index in [0, 3] {
+            let delivered = try await store.notification(id: committed[index].uniqueID)
+            #expect(delivered?.delivery == Delivery(state: .delivered, deliveredAt: now.addingTimeInterval(10)))
+        }
         let discarded = try await store.notification(id: committed[1].uniqueID)
         #expect(discarded?.delivery == Delivery(state: .discarded, discardedAt: now.addingTimeInterval(11), discardReason: .expired))
         #expect(try await store.pendingNotifications(deviceID: owner, after: 0, limit: 10).map(\.id) == [ids[2]])
