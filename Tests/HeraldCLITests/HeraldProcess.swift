@@ -62,10 +62,19 @@ final class HeraldProcess: Sendable {
 
     /// Waits until standard output contains `text`; false if it does not within `timeout` or the process ends first.
     func waitForOutput(containing text: String, timeout: Duration = .seconds(20)) async -> Bool {
+        await wait(until: { $0.output.contains(text) }, timeout: timeout)
+    }
+
+    /// Like ``waitForOutput(containing:timeout:)``, for standard error (where logs go).
+    func waitForErrorOutput(containing text: String, timeout: Duration = .seconds(20)) async -> Bool {
+        await wait(until: { $0.errorOutput.contains(text) }, timeout: timeout)
+    }
+
+    private func wait(until condition: (HeraldProcess) -> Bool, timeout: Duration) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if output.contains(text) { return true }
-            if !process.isRunning { return output.contains(text) }
+            if condition(self) { return true }
+            if !process.isRunning { return condition(self) }
             try? await Task.sleep(for: .milliseconds(20))
         }
         return false
