@@ -14,15 +14,7 @@ public enum JSONValue: Hashable, Sendable {
     ///
     /// - Throws: ``JSONParser/SyntaxError`` when `data` is not exactly one JSON value.
     public static func parse(_ data: Data) throws(JSONParser.SyntaxError) -> JSONValue {
-        let result = data.withUnsafeBytes { bytes -> Result<JSONValue, JSONParser.SyntaxError> in
-            var parser = JSONParser(bytes)
-            do throws(JSONParser.SyntaxError) {
-                return .success(try parser.parseDocument())
-            } catch {
-                return .failure(error)
-            }
-        }
-        return try result.get()
+        try parsing(data) { parser throws(JSONParser.SyntaxError) in try parser.parseDocument() }
     }
 
     /// Parses a JSON object, keeping the member `rawKey` as the exact bytes it was sent in (checked as
@@ -30,11 +22,20 @@ public enum JSONValue: Hashable, Sendable {
     ///
     /// - Throws: ``JSONParser/SyntaxError`` when `data` is not exactly one JSON object.
     public static func parseObject(_ data: Data, keepingRaw rawKey: String) throws(JSONParser.SyntaxError) -> (members: [String: JSONValue], raw: Data?) {
-        let result = data.withUnsafeBytes { bytes -> Result<([String: JSONValue], Data?), JSONParser.SyntaxError> in
+        let (members, range) = try parsing(data) { parser throws(JSONParser.SyntaxError) in
+            try parser.parseObjectDocument(keepingRaw: rawKey)
+        }
+        return (members, range.map { Data(data[data.startIndex + $0.lowerBound ..< data.startIndex + $0.upperBound]) })
+    }
+
+    /// Runs `body` with a parser over `data`'s bytes.
+    private static func parsing<T>(
+        _ data: Data, _ body: (inout JSONParser) throws(JSONParser.SyntaxError) -> T
+    ) throws(JSONParser.SyntaxError) -> T {
+        let result = data.withUnsafeBytes { bytes -> Result<T, JSONParser.SyntaxError> in
             var parser = JSONParser(bytes)
             do throws(JSONParser.SyntaxError) {
-                let (members, range) = try parser.parseObjectDocument(keepingRaw: rawKey)
-                return .success((members, range.map { Data(bytes[$0]) }))
+                return .success(try body(&parser))
             } catch {
                 return .failure(error)
             }
