@@ -18,13 +18,15 @@ public final class SQLiteStore: Store {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = FULL")
             try db.execute(sql: "PRAGMA cache_size = -65536")  // 64 MiB: keep index pages in memory
             // Commits never checkpoint; maintain() does, on its own connection.
             try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
         }
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
+            // Opening a pool sets up WAL with synchronous = NORMAL on the writer, after prepareDatabase ran: that
+            // survives a crash of the process but not of the machine. Every commit must sync the log.
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
             try Self.migrator.migrate(pool)
             var checkpointConfiguration = Configuration()
             checkpointConfiguration.busyMode = .timeout(10)

@@ -1,5 +1,6 @@
 import Foundation
-import HeraldStore
+import GRDB
+@testable import HeraldStore
 import HeraldTesting
 import HeraldWire
 import Testing
@@ -22,6 +23,14 @@ import Testing
         }
         let reopened = try SQLiteStore(path: path)
         #expect(try await reopened.device(token)?.environment == .production)
+    }
+
+    @Test func commitsAreSyncedToDisk() async throws {
+        // A 200 promises the notification survives a power cut, not only a crash of the process: every commit
+        // must sync the write-ahead log (FULL), which GRDB's own WAL set-up would lower to NORMAL.
+        let store = try SQLiteStore(path: Self.temporaryPath())
+        let writerMode = try await store.pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") }
+        #expect(writerMode == 2)  // FULL
     }
 
     @Test func twoHandlesOnOneFileSeeEachOthersWrites() async throws {
