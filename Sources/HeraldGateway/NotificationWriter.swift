@@ -9,7 +9,8 @@ import Synchronization
 ///
 /// Requests arriving while a transaction commits wait for the next one, so under load each commit
 /// carries many notifications and throughput does not depend on the disk's sync latency. No task runs the
-/// loop: the first request starts a commit, and each commit's callback starts the next.
+/// loop: an idle writer starts a commit at the end of the submitting event loop's turn, so every request read
+/// in that turn shares it, and each commit's callback starts the next.
 final class NotificationWriter: Service, Sendable {
     /// Called on the submitting event loop with nil once committed, or with the reason it was not.
     typealias Completion = (Rejection?) -> Void
@@ -26,6 +27,8 @@ final class NotificationWriter: Service, Sendable {
         var queue = Batch()
         /// A transaction is being committed; what arrives meanwhile waits for the next one.
         var committing = false
+        /// An idle writer was given work: a commit starts once the submitting event loop's turn ends.
+        var startScheduled = false
         var closing = false
         /// `run()`, waiting for the writer to be closed and drained.
         var drained: CheckedContinuation<Void, Never>?
@@ -91,21 +94,32 @@ final class NotificationWriter: Service, Sendable {
     /// stopped taking work.
     func submit(_ notification: StoredNotification, on eventLoop: any EventLoop, completion: @escaping Completion) {
         let bound = NIOLoopBound(completion, eventLoop: eventLoop)
-        let outcome: Result<Batch?, Rejection> = state.withLock { state in
+        let outcome: Result<Bool, Rejection> = state.withLock { state in
             if state.closing { return .failure(Rejection(.shutdown, "the gateway is shutting down")) }
             if state.queue.count >= queueLimit {
                 return .failure(Rejection(.serviceUnavailable, "the store is not keeping up; retry later"))
             }
             state.queue.notifications.append(notification)
             state.queue.completions.append(bound)
-            return .success(state.committing ? nil : state.nextBatch(limit: batchLimit))
+            guard !state.committing, !state.startScheduled else { return .success(false) }
+            state.startScheduled = true
+            return .success(true)
         }
         switch outcome {
-        case .success(let batch):
-            if let batch { commit(batch) }
+        case .success(let startCommit):
+            // Tasks run after the loop has handled all of this turn's reads: one commit for all they brought.
+            if startCommit { eventLoop.execute { self.startCommit() } }
         case .failure(let rejection):
             completion(rejection)
         }
+    }
+
+    private func startCommit() {
+        let batch = state.withLock { state in
+            state.startScheduled = false
+            return state.committing ? nil : state.nextBatch(limit: batchLimit)
+        }
+        if let batch { commit(batch) }
     }
 
     /// Waits until the writer is closed (graceful shutdown or cancellation) and what it had queued is committed.

@@ -21,6 +21,24 @@ import Testing
         )
     }
 
+    /// Requests read in one turn of an event loop (a burst on one connection, or on several) share a commit.
+    @Test func whatOneEventLoopTurnSubmitsSharesOneCommit() async throws {
+        let path = NSTemporaryDirectory() + "herald-writer-\(UUID().uuidString).sqlite"
+        let store = FaultInjectingStore(wrapping: try SQLiteStore(path: path))
+        let writer = NotificationWriter(
+            store: store, batchLimit: 100, queueLimit: 100, metrics: GatewayMetrics(),
+            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }), onCommitted: { _ in }
+        )
+        let answered = NIOLockedValueBox(0)
+        try await eventLoop.submit { [eventLoop] in
+            for index in 0..<5 {
+                writer.submit(notification(index), on: eventLoop) { _ in answered.withLockedValue { $0 += 1 } }
+            }
+        }.get()
+        while answered.withLockedValue({ $0 }) < 5 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(store.insertedBatchSizes == [5])
+    }
+
     /// What arrives while a commit runs goes in the next ones, at most `batchLimit` each, in arrival order.
     @Test func aQueueLongerThanTheBatchLimitIsCommittedInOrderedBatches() async throws {
         let path = NSTemporaryDirectory() + "herald-writer-\(UUID().uuidString).sqlite"
