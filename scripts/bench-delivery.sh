@@ -5,14 +5,17 @@
 #   DEVICES=100000 scripts/bench-delivery.sh        # the fleet part with 100,000 devices (over 4 loopback addresses)
 #   PARTS=fleet scripts/bench-delivery.sh           # only one part: latency or fleet
 #   PLAINTEXT=1 PARTS=fleet scripts/bench-delivery.sh  # the gateway with --plaintext (h2c, ws://): what TLS costs
-#   DEVICE_JOURNAL=1 scripts/bench-delivery.sh      # the devices also keep GatewayLink's duplicate journal (SQLite)
+#   GATEWAY_LINK=1 scripts/bench-delivery.sh        # the devices run GatewayLink, `herald device`'s library
+#   GATEWAY_LINK=1 DEVICE_JOURNAL=1 scripts/bench-delivery.sh  # ... and keep its duplicate journal (SQLite)
 #
 # 1. Builds release `herald` and `herald-bench`, creates a key, starts `herald serve` (TLS on both ports, SQLite,
 #    synchronous=FULL: each notification is on disk before its 200 and before it is pushed).
-# 2. latency: `herald-bench latency` keeps LATENCY_DEVICES devices on TLS WebSocket links (each a real GatewayLink,
-#    without the duplicate journal unless DEVICE_JOURNAL=1: that is the device's own disk work, which a real device
-#    does on its own cores, not the gateway's) and sends open-loop at each rate in RATES for SECONDS_EACH; each
-#    notification is timed from the moment it was due to be sent to the moment the device's handler has it. Above PROBE_RATE*2/s,
+# 2. latency: `herald-bench latency` keeps LATENCY_DEVICES devices on TLS WebSocket links and sends open-loop at
+#    each rate in RATES for SECONDS_EACH; each notification is timed from the moment it was due to be sent to the
+#    moment the device has decoded it. The devices speak the device link from NIO channel handlers (key, challenge,
+#    registration, an ack per notification): they share the gateway's two cores, and GatewayLink's hand-off of
+#    every message to a task took a third of the machine at 10,000/s. GATEWAY_LINK=1 runs GatewayLink instead,
+#    without its duplicate journal unless DEVICE_JOURNAL=1 (disk work a real device does on its own cores). Above PROBE_RATE*2/s,
 #    h2load sends all but PROBE_RATE/s of the load (untimed, to the same devices) and herald-bench times the
 #    PROBE_RATE/s probes: on a small machine the Swift sender would otherwise take the CPU the gateway needs.
 #    Goal: p99 < 10 ms.
@@ -31,13 +34,15 @@ PROVIDER_PORT=${PROVIDER_PORT:-14197}
 DEVICE_PORT=${DEVICE_PORT:-14223}
 CONSOLE_PORT=${CONSOLE_PORT:-14080}
 PLAINTEXT=${PLAINTEXT:-0}
+GATEWAY_LINK=${GATEWAY_LINK:-0}
 DEVICE_JOURNAL=${DEVICE_JOURNAL:-0}
 TOPIC=com.example.bench
 scheme=https
 plaintext=()
 [ "$PLAINTEXT" = 1 ] && { scheme=http; plaintext=(--plaintext); }
-journal=()
-[ "$DEVICE_JOURNAL" = 1 ] && journal=(--device-journal)
+device_stack=()
+[ "$GATEWAY_LINK" = 1 ] && device_stack+=(--gateway-link)
+[ "$DEVICE_JOURNAL" = 1 ] && device_stack+=(--device-journal)
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d /tmp/herald-delivery.XXXXXX)
@@ -93,7 +98,7 @@ for part in $PARTS; do
         fi
         echo
         "$bench" latency "${common[@]}" --device-gateway "$scheme://localhost:$DEVICE_PORT" \
-          --devices "$LATENCY_DEVICES" --rate "$rate" --seconds "$SECONDS_EACH" "${background[@]}" "${journal[@]}"
+          --devices "$LATENCY_DEVICES" --rate "$rate" --seconds "$SECONDS_EACH" "${background[@]}" "${device_stack[@]}"
       done
       ;;
     fleet)
@@ -105,7 +110,7 @@ for part in $PARTS; do
         gateways+=(--device-gateway "$scheme://localhost:$DEVICE_PORT")
       fi
       echo
-      "$bench" fleet "${common[@]}" "${gateways[@]}" --count "$DEVICES" --gateway-pid "$gateway_pid" "${journal[@]}"
+      "$bench" fleet "${common[@]}" "${gateways[@]}" --count "$DEVICES" --gateway-pid "$gateway_pid" "${device_stack[@]}"
       ;;
     *) echo "unknown part $part (latency or fleet)" >&2; exit 1 ;;
   esac

@@ -7,8 +7,17 @@ import Synchronization
 import UserNotifications
 
 /// One simulated device: its own key, one app registered, every notification reported to `onNotification`.
-/// Many of them share one duplicate journal, if they keep one.
-final class BenchDevice: Sendable {
+protocol BenchDevice: Sendable {
+    /// The app's token once registered.
+    var deviceToken: String? { get }
+    /// Why the link ended, once it has.
+    var closed: String? { get }
+    func run(onNotification: @escaping @Sendable (LinkNotification) -> Void) async
+}
+
+/// A device on GatewayLink, the device library `herald device` runs. Many of them share one duplicate journal,
+/// if they keep one.
+final class GatewayLinkDevice: BenchDevice {
     private let link: GatewayLink
     private let topic: String
     private let token = Mutex<String?>(nil)
@@ -25,7 +34,6 @@ final class BenchDevice: Sendable {
     var deviceToken: String? { token.withLock { $0 } }
     var closed: String? { closedReason.withLock { $0 } }
 
-    /// Holds the link until the task is cancelled or the gateway closes it.
     func run(onNotification: @escaping @Sendable (LinkNotification) -> Void) async {
         do {
             let reason = try await link.session(requests: [.register(topic: topic)]) { event in

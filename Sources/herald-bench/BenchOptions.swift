@@ -33,33 +33,59 @@ struct DeviceOptions: ParsableArguments {
     var skipHostnameCheck = false
 
     @Flag(
+        name: .customLong("gateway-link"),
+        help: "Run each device on GatewayLink, the device library `herald device` uses, instead of herald-bench's lean link on NIO handlers. GatewayLink passes each message through a task, which on a small machine takes CPU from the gateway being measured."
+    )
+    var gatewayLink = false
+
+    @Flag(
         name: .customLong("device-journal"),
-        help: "Give the devices GatewayLink's duplicate journal (one SQLite file for all of them). Off by default: it is the device's own disk work, which a real device does on its own cores, not the gateway's."
+        help: "With --gateway-link: give the devices GatewayLink's duplicate journal (one SQLite file for all of them). Off by default: it is the device's own disk work, which a real device does on its own cores, not the gateway's."
     )
     var journal = false
 
-    /// The journal in `directory` when `--device-journal` asks for one.
-    func makeJournal(in directory: URL) throws -> DeliveryJournal? {
-        journal ? try DeliveryJournal(path: directory.appendingPathComponent("journal.sqlite").path) : nil
+    /// What the devices run, for the report.
+    var summary: String {
+        guard gatewayLink else { return "on herald-bench's lean link" }
+        return journal ? "on GatewayLink with one shared duplicate journal" : "on GatewayLink without a duplicate journal"
     }
 
-    /// What the devices keep, for the report.
-    var journalSummary: String {
-        journal ? "with one shared duplicate journal" : "without a duplicate journal"
-    }
-
-    /// Devices are spread over the addresses round-robin.
-    func gateway(for index: Int) -> String { deviceGateways[index % deviceGateways.count] }
-
-    func tls(caPath: String?) throws -> TLSConfiguration? {
-        guard skipHostnameCheck else { return nil }
+    /// The way to make the devices, sharing one TLS setup (and journal) among them; `scratch` holds the journal.
+    func factory(caPath: String?, topic: String, scratch: URL) throws -> DeviceFactory {
         var tls = TLSConfiguration.makeClientConfiguration()
-        tls.certificateVerification = .noHostnameVerification
+        if skipHostnameCheck { tls.certificateVerification = .noHostnameVerification }
         if let caPath { tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(caPath)) }
-        return tls
+        if gatewayLink {
+            let journal = journal ? try DeliveryJournal(path: scratch.appendingPathComponent("journal.sqlite").path) : nil
+            return DeviceFactory(gateways: deviceGateways) { gateway in
+                try GatewayLinkDevice(gateway: gateway, caPath: caPath, topic: topic, journal: journal, tls: tls)
+            }
+        }
+        let context = try NIOSSLContext(configuration: tls)
+        return DeviceFactory(gateways: deviceGateways) { gateway in
+            try ChannelDevice(gateway: gateway, tls: gateway.lowercased().hasPrefix("https") ? context : nil, topic: topic)
+        }
     }
 
     func validate() throws {
         if deviceGateways.isEmpty { throw ValidationError("name the device link with --device-gateway https://HOST:PORT") }
+        if journal, !gatewayLink { throw ValidationError("--device-journal is GatewayLink's journal: add --gateway-link") }
+        let namesAnAddress = { (gateway: String) in
+            let url = URLComponents(string: gateway)
+            return url?.scheme?.lowercased() == "https" && url?.host?.first(where: \.isLetter) == nil
+        }
+        if !skipHostnameCheck, let address = deviceGateways.first(where: namesAnAddress) {
+            throw ValidationError("\(address) names an address, which TLS cannot check as a host name: add --skip-hostname-check (the CA is still checked)")
+        }
+    }
+}
+
+/// Makes the benchmark's devices, spread over the device-link addresses round-robin.
+struct DeviceFactory {
+    let gateways: [String]
+    let make: (_ gateway: String) throws -> any BenchDevice
+
+    func device(_ index: Int) throws -> any BenchDevice {
+        try make(gateways[index % gateways.count])
     }
 }

@@ -31,19 +31,18 @@ struct Fleet: AsyncParsableCommand {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("herald-fleet-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let journal = try device.makeJournal(in: scratch)
-        let tls = try device.tls(caPath: provider.ca)
+        let factory = try device.factory(caPath: provider.ca, topic: provider.topic, scratch: scratch)
         let baseline = residentMemory()
         report("gateway RSS before: \(megabytes(baseline))")
         let dueAt = Locked<ContinuousClock.Instant?>(nil)
         let arrivals = Locked<[Duration]>([])
-        var fleet: [BenchDevice] = []
+        var fleet: [any BenchDevice] = []
 
         try await withThrowingDiscardingTaskGroup { links in
             let start = ContinuousClock.now
             while fleet.count < count {
                 let batch = try (fleet.count..<min(count, fleet.count + connectBatch)).map { index in
-                    try BenchDevice(gateway: device.gateway(for: index), caPath: provider.ca, topic: provider.topic, journal: journal, tls: tls)
+                    try factory.device(index)
                 }
                 for member in batch {
                     links.addTask {

@@ -34,11 +34,8 @@ struct Latency: AsyncParsableCommand {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("herald-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let journal = try device.makeJournal(in: scratch)
-        let tls = try device.tls(caPath: provider.ca)
-        let fleet = try (0..<devices).map { index in
-            try BenchDevice(gateway: device.gateway(for: index), caPath: provider.ca, topic: provider.topic, journal: journal, tls: tls)
-        }
+        let factory = try device.factory(caPath: provider.ca, topic: provider.topic, scratch: scratch)
+        let fleet = try (0..<devices).map(factory.device)
         let dueAt = Locked<[String: ContinuousClock.Instant]>([:])
         let endToEnd = Locked<[Duration]>([])
         let answered = Locked<[Duration]>([])
@@ -100,7 +97,7 @@ struct Latency: AsyncParsableCommand {
             await pool.close()
 
             let delivered = endToEnd.withLock { $0 }
-            print("end-to-end at \(rate)/s for \(seconds) s: \(devices) devices on TLS device links \(device.journalSummary), \(provider.connections) provider connections")
+            print("end-to-end at \(rate)/s for \(seconds) s: \(devices) devices on TLS device links \(device.summary), \(provider.connections) provider connections")
             if let backgroundSummary {
                 print("h2load sent \(rate - timedRate)/s untimed (\(backgroundSummary)); herald-bench timed \(timedRate)/s of probes")
             }
