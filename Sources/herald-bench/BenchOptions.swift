@@ -63,7 +63,7 @@ struct DeviceOptions: ParsableArguments {
         }
         let context = try NIOSSLContext(configuration: tls)
         return DeviceFactory(gateways: deviceGateways) { gateway in
-            try ChannelDevice(gateway: gateway, tls: gateway.lowercased().hasPrefix("https") ? context : nil, topic: topic)
+            try ChannelDevice(gateway: gateway, tls: context, topic: topic)
         }
     }
 
@@ -72,7 +72,7 @@ struct DeviceOptions: ParsableArguments {
         if journal, !gatewayLink { throw ValidationError("--device-journal is GatewayLink's journal: add --gateway-link") }
         let namesAnAddress = { (gateway: String) in
             let url = URLComponents(string: gateway)
-            return url?.scheme?.lowercased() == "https" && url?.host?.first(where: \.isLetter) == nil
+            return url?.scheme?.lowercased() == "https" && url?.host.map(isAddress) == true
         }
         if !skipHostnameCheck, let address = deviceGateways.first(where: namesAnAddress) {
             throw ValidationError("\(address) names an address, which TLS cannot check as a host name: add --skip-hostname-check (the CA is still checked)")

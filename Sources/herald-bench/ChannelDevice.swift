@@ -25,18 +25,18 @@ final class ChannelDevice: BenchDevice {
     private let token = Mutex<String?>(nil)
     private let closedReason = Mutex<String?>(nil)
 
-    /// - Parameter tls: The client TLS context for `https://` (one shared by every device); nil for `http://`.
-    init(gateway: String, tls: NIOSSLContext?, topic: String) throws {
+    /// - Parameter tls: The client TLS context (one shared by every device), used when `gateway` is `https://`.
+    init(gateway: String, tls: NIOSSLContext, topic: String) throws {
         guard let url = URLComponents(string: gateway), let host = url.host, let scheme = url.scheme?.lowercased() else {
             throw BenchError("\(gateway) is not a URL such as https://localhost:5223")
         }
-        guard (scheme == "https") == (tls != nil), scheme == "https" || scheme == "http" else {
+        guard scheme == "https" || scheme == "http" else {
             throw BenchError("\(gateway): use https:// (or http:// for a --plaintext gateway)")
         }
-        self.host = host
+        self.host = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))  // an IPv6 address comes bracketed
         port = url.port ?? (scheme == "https" ? 443 : 80)
         path = url.path.isEmpty || url.path == "/" ? DeviceLinkMessage.path : url.path
-        self.tls = tls
+        self.tls = scheme == "https" ? tls : nil
         self.topic = topic
     }
 
@@ -71,7 +71,7 @@ final class ChannelDevice: BenchDevice {
         let tls = self.tls
         let topic = self.topic
         // SNI carries host names only; with an address the CA is still checked (--skip-hostname-check).
-        let serverHostname = host.first(where: \.isLetter) == nil ? nil : host
+        let serverHostname = isAddress(host) ? nil : host
         var headers = HTTPHeaders()
         headers.add(name: "Host", value: "\(host):\(port)")
         let request = HTTPRequestHead(version: .http1_1, method: .GET, uri: path, headers: headers)
@@ -100,6 +100,11 @@ final class ChannelDevice: BenchDevice {
                 }
             }
     }
+}
+
+/// Whether `host` is an IPv4 or IPv6 address rather than a name.
+func isAddress(_ host: String) -> Bool {
+    (try? SocketAddress(ipAddress: host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port: 0)) != nil
 }
 
 /// The device's side of one link once upgraded. Runs on its channel's event loop only.
