@@ -217,9 +217,7 @@ public final class APNsClient: Service, Sendable {
     }
 
     static func backoff(attempt: Int, policy: APNsClientConfiguration.RetryPolicy) -> Duration {
-        let exponent = min(attempt - 1, 30)
-        let full = min(policy.initialBackoff * (1 << exponent), policy.maximumBackoff)
-        return full * Double.random(in: 0.5...1.0)
+        Backoff.wait(attempt: attempt, initial: policy.initialBackoff, maximum: policy.maximumBackoff)
     }
 
     /// Runs until graceful shutdown (a `ServiceGroup`'s SIGTERM, say), then shuts down.

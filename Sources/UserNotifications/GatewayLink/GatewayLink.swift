@@ -140,14 +140,15 @@ package struct GatewayLink: Sendable {
         return "\(close.closeCode)" + (close.reason.map { ": \($0)" } ?? "")
     }
 
-    /// Sessions until cancelled, reconnecting after a dropped link with backoff (0.2 s doubling to 5 s).
+    /// Sessions until cancelled, reconnecting after a dropped link with backoff (0.2 s doubling to 5 s, each
+    /// wait drawn from the upper half of that, so a fleet dropped at once does not reconnect at once).
     /// `topics` is asked on each connection: the apps to register then.
     package func run(
         topics: @escaping @Sendable () -> [String],
         handler: @escaping @Sendable (GatewayLinkEvent) async throws -> Void,
         onDisconnect: @escaping @Sendable (String) async -> Void
     ) async throws {
-        var delay = Duration.milliseconds(200)
+        var failures = 0
         while !Task.isCancelled {
             let connected = Mutex(false)
             let reason: String
@@ -162,10 +163,9 @@ package struct GatewayLink: Sendable {
             }
             // Stopping is not a dropped link: nothing to report and no reconnect.
             try Task.checkCancellation()
-            if connected.withLock({ $0 }) { delay = .milliseconds(200) }
+            failures = connected.withLock { $0 } ? 1 : failures + 1
             await onDisconnect(reason)
-            try await Task.sleep(for: delay)
-            delay = min(delay * 2, .seconds(5))
+            try await Task.sleep(for: Backoff.wait(attempt: failures, initial: .milliseconds(200), maximum: .seconds(5)))
         }
     }
 }
