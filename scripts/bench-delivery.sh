@@ -3,6 +3,7 @@
 #
 #   scripts/bench-delivery.sh                       # latency at 1,000/s and 10,000/s; 10,000 connected devices
 #   DEVICES=100000 scripts/bench-delivery.sh        # the fleet part with 100,000 devices (over 4 loopback addresses)
+#   DEVICES=100000 ONLINE=19000 scripts/bench-delivery.sh  # ... at most 19,000 online at once, in waves (open-file limit)
 #   PARTS=fleet scripts/bench-delivery.sh           # only one part: latency or fleet
 #   PLAINTEXT=1 PARTS=fleet scripts/bench-delivery.sh  # the gateway with --plaintext (h2c, ws://): what TLS costs
 #   GATEWAY_LINK=1 scripts/bench-delivery.sh        # the devices run GatewayLink, `herald device`'s library
@@ -21,7 +22,9 @@
 #    Goal: p99 < 10 ms.
 # 3. fleet: `herald-bench fleet` connects DEVICES devices (each its own key, challenge, registration), reads the
 #    gateway's RSS from /proc before and after, then sends each device one notification and times the fan-out.
-#    Goal: 10,000 devices in < 500 MB.
+#    Goal: 10,000 devices in < 500 MB. With ONLINE below DEVICES, the devices register in waves of ONLINE, the
+#    last wave stays online for the fan-out, and the others reconnect wave by wave for their stored notification:
+#    a fleet larger than the open-file limit lets this machine hold links to. Every device must get exactly one.
 set -euo pipefail
 
 PARTS=${PARTS:-"latency fleet"}
@@ -30,6 +33,7 @@ SECONDS_EACH=${SECONDS_EACH:-10}
 LATENCY_DEVICES=${LATENCY_DEVICES:-100}
 PROBE_RATE=${PROBE_RATE:-500}
 DEVICES=${DEVICES:-10000}
+ONLINE=${ONLINE:-$DEVICES}
 PROVIDER_PORT=${PROVIDER_PORT:-14197}
 DEVICE_PORT=${DEVICE_PORT:-14223}
 CONSOLE_PORT=${CONSOLE_PORT:-14080}
@@ -60,11 +64,12 @@ echo "building release herald and herald-bench" >&2
 herald="$root/.build/release/herald"
 bench="$root/.build/release/herald-bench"
 
-# Each device is one descriptor in the gateway and one in herald-bench.
+# Each device online is one descriptor in the gateway and one in herald-bench.
+links=$(( ONLINE < DEVICES ? ONLINE : DEVICES ))
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
-if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt $((DEVICES + 1000)) ]; then
-  ulimit -n $((DEVICES + 1000)) 2>/dev/null || {
-    echo "$DEVICES devices need an open-file limit of $((DEVICES + 1000)); this shell's hard limit is $(ulimit -Hn) (raise it as root: ulimit -Hn …, or LimitNOFILE= in a systemd unit)" >&2
+if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt $((links + 1000)) ]; then
+  ulimit -n $((links + 1000)) 2>/dev/null || {
+    echo "$links devices online need an open-file limit of $((links + 1000)); this shell's hard limit is $(ulimit -Hn) (raise it as root: ulimit -Hn …, or LimitNOFILE= in a systemd unit; or keep fewer online at once: ONLINE=$(( $(ulimit -Hn) - 1000 )))" >&2
     exit 1
   }
 fi
@@ -110,7 +115,7 @@ for part in $PARTS; do
         gateways+=(--device-gateway "$scheme://localhost:$DEVICE_PORT")
       fi
       echo
-      "$bench" fleet "${common[@]}" "${gateways[@]}" --count "$DEVICES" --gateway-pid "$gateway_pid" "${device_stack[@]}"
+      "$bench" fleet "${common[@]}" "${gateways[@]}" --count "$DEVICES" --online "$links" --gateway-pid "$gateway_pid" "${device_stack[@]}"
       ;;
     *) echo "unknown part $part (latency or fleet)" >&2; exit 1 ;;
   esac

@@ -10,8 +10,10 @@ import UserNotifications
 protocol BenchDevice: Sendable {
     /// The app's token once registered.
     var deviceToken: String? { get }
-    /// Why the link ended, once it has.
+    /// Why the current or last link ended, once it has.
     var closed: String? { get }
+    /// Holds one link open until it ends or the task is cancelled. Running it again reconnects as the same
+    /// device (same key, same token), which receives what the gateway stored meanwhile.
     func run(onNotification: @escaping @Sendable (LinkNotification) -> Void) async
 }
 
@@ -35,6 +37,7 @@ final class GatewayLinkDevice: BenchDevice {
     var closed: String? { closedReason.withLock { $0 } }
 
     func run(onNotification: @escaping @Sendable (LinkNotification) -> Void) async {
+        closedReason.withLock { $0 = nil }
         do {
             let reason = try await link.session(requests: [.register(topic: topic)]) { event in
                 switch event {

@@ -22,6 +22,8 @@ final class ChannelDevice: BenchDevice {
     private let path: String
     private let tls: NIOSSLContext?
     private let topic: String
+    /// The device's identity: every link it opens proves this key, so a reconnect is the same device.
+    private let key = P256.Signing.PrivateKey()
     private let token = Mutex<String?>(nil)
     private let closedReason = Mutex<String?>(nil)
 
@@ -44,6 +46,7 @@ final class ChannelDevice: BenchDevice {
     var closed: String? { closedReason.withLock { $0 } }
 
     func run(onNotification: @escaping @Sendable (LinkNotification) -> Void) async {
+        closedReason.withLock { $0 = nil }
         let link = DeviceLinkClientHandler.Callbacks(
             registered: { token in self.token.withLock { $0 = token } },
             notification: onNotification,
@@ -70,6 +73,7 @@ final class ChannelDevice: BenchDevice {
     private func connect(_ link: DeviceLinkClientHandler.Callbacks) async throws -> (any Channel, EventLoopFuture<Bool>) {
         let tls = self.tls
         let topic = self.topic
+        let key = self.key
         // SNI carries host names only; with an address the CA is still checked (--skip-hostname-check).
         let serverHostname = isAddress(host) ? nil : host
         var headers = HTTPHeaders()
@@ -84,7 +88,7 @@ final class ChannelDevice: BenchDevice {
                     }
                     let upgrader = NIOTypedWebSocketClientUpgrader<Bool>(maxFrameSize: 1 << 16) { channel, _ in
                         channel.eventLoop.makeCompletedFuture {
-                            try channel.pipeline.syncOperations.addHandler(DeviceLinkClientHandler(topic: topic, callbacks: link))
+                            try channel.pipeline.syncOperations.addHandler(DeviceLinkClientHandler(topic: topic, key: key, callbacks: link))
                             return true
                         }
                     }
@@ -121,14 +125,15 @@ final class DeviceLinkClientHandler: ChannelInboundHandler {
     }
 
     private let topic: String
-    private let key = P256.Signing.PrivateKey()
+    private let key: P256.Signing.PrivateKey
     private let callbacks: Callbacks
     /// A text message arriving in more than one frame.
     private var fragments: ByteBuffer?
     private var needsFlush = false
 
-    init(topic: String, callbacks: Callbacks) {
+    init(topic: String, key: P256.Signing.PrivateKey, callbacks: Callbacks) {
         self.topic = topic
+        self.key = key
         self.callbacks = callbacks
     }
 

@@ -7,6 +7,10 @@ import UserNotifications
 
 /// Many devices on live links to one gateway: how long they take to connect, what they cost the gateway in
 /// memory, and how fast one notification to each of them arrives.
+///
+/// With `--online` below `--count`, the devices come in waves of that size, for fleets larger than the open-file
+/// limit lets one machine hold links to: each wave registers and disconnects, the last stays online for the
+/// fan-out, and the others then reconnect wave by wave to collect what the gateway stored for them.
 struct Fleet: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Connect N devices, report the gateway's RSS, then send each one notification and time the fan-out."
@@ -15,8 +19,11 @@ struct Fleet: AsyncParsableCommand {
     @OptionGroup var provider: ProviderOptions
     @OptionGroup var device: DeviceOptions
 
-    @Option(help: "Devices to connect.")
+    @Option(help: "Devices to register.")
     var count = 10_000
+
+    @Option(help: "Devices online at once (default: all of them). Fewer than --count connect in waves of this size; the offline ones receive their notification when their wave reconnects.")
+    var online: Int?
 
     @Option(name: .customLong("connect-batch"), help: "Devices connecting at the same time.")
     var connectBatch = 250
@@ -27,78 +34,143 @@ struct Fleet: AsyncParsableCommand {
     @Option(help: "Seconds to hold the links open after the fan-out.")
     var hold = 0
 
+    func validate() throws {
+        if count < 1 { throw ValidationError("--count must be at least 1") }
+        if let online, online < 1 { throw ValidationError("--online must be at least 1") }
+    }
+
     func run() async throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("herald-fleet-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
         let factory = try device.factory(caPath: provider.ca, topic: provider.topic, scratch: scratch)
+        let devices = try (0..<count).map(factory.device)
+        let waveSize = min(online ?? count, count)
+        // The last wave, the one online for the fan-out, is a full one; the first takes what is left over.
+        let waves = stride(from: count, to: 0, by: -waveSize).reversed().map { max(0, $0 - waveSize)..<$0 }
         let baseline = residentMemory()
         report("gateway RSS before: \(megabytes(baseline))")
+
         let dueAt = Locked<ContinuousClock.Instant?>(nil)
         let arrivals = Locked<[Duration]>([])
-        var fleet: [any BenchDevice] = []
-
-        try await withThrowingDiscardingTaskGroup { links in
-            let start = ContinuousClock.now
-            while fleet.count < count {
-                let batch = try (fleet.count..<min(count, fleet.count + connectBatch)).map { index in
-                    try factory.device(index)
-                }
-                for member in batch {
-                    links.addTask {
-                        await member.run { _ in
-                            let now = ContinuousClock.now
-                            guard let due = dueAt.withLock({ $0 }) else { return }
-                            arrivals.withLock { $0.append(now - due) }
-                        }
-                    }
-                }
-                guard await poll(timeout: .seconds(60), { batch.allSatisfy { $0.deviceToken != nil || $0.closed != nil } }) else {
-                    throw BenchError("a batch of devices did not register within 60 s")
-                }
-                if let reason = batch.compactMap(\.closed).first {
-                    throw BenchError("device \(fleet.count + 1) of \(count) could not connect: \(reason)")
-                }
-                fleet += batch
-            }
-            let connectTook = ContinuousClock.now - start
-            let connected = residentMemory()
-            report("connected \(fleet.count) devices in \(Percentiles.milliseconds(connectTook)) ms")
-            report("gateway RSS with \(fleet.count) devices online: \(megabytes(connected))")
-            if let baseline, let connected {
-                report("per device: \((connected - baseline) / fleet.count) bytes")
-            }
-
-            let tokens = fleet.compactMap(\.deviceToken)
-            let pool = try await ProviderPool.open(provider, warmUpToken: tokens[0])
-            try await Task.sleep(for: .milliseconds(500))  // let the warm-up notification arrive first
-            arrivals.withLock { $0.removeAll() }
-            let fanOutStart = ContinuousClock.now
-            dueAt.withLock { $0 = fanOutStart }
-            let failures = Locked(0)
-            await withTaskGroup(of: Void.self) { sends in
-                for (index, token) in tokens.enumerated() {
-                    if index >= 500 { await sends.next() }
-                    sends.addTask {
-                        let body = Data(#"{"aps":{"alert":{"title":"Fan-out","body":"device \#(index)"}}}"#.utf8)
-                        let response = try? await pool.send(token: token, apnsID: nil, body: body)
-                        if response?.status != 200 { failures.withLock { $0 += 1 } }
-                    }
-                }
-            }
-            _ = await poll(timeout: .seconds(60)) { arrivals.withLock { $0.count } >= tokens.count - failures.value }
-            let fanOut = arrivals.withLock { $0 }
-            report("fan-out: \(fanOut.count) of \(tokens.count) delivered (\(failures.value) not accepted), last after \(Percentiles.milliseconds(Percentiles(fanOut).at(1))) ms")
-            report("fan-out provider→device: \(Percentiles(fanOut).summary)")
-            report("gateway RSS after the fan-out: \(megabytes(residentMemory()))")
-            await pool.close()
-            if hold > 0 { try await Task.sleep(for: .seconds(hold)) }
-            links.cancelAll()
+        let received = Locked([Int](repeating: 0, count: count))
+        let onNotification: @Sendable (Int, LinkNotification) -> Void = { index, _ in
+            let now = ContinuousClock.now
+            received.withLock { $0[index] += 1 }
+            guard let due = dueAt.withLock({ $0 }) else { return }
+            arrivals.withLock { $0.append(now - due) }
         }
+
+        let start = ContinuousClock.now
+        let cpuBefore = cpuTime()
+        for wave in waves.dropLast() {
+            try await connect(wave, of: devices, onNotification: onNotification) { devices[$0].deviceToken != nil }.disconnect()
+        }
+        let live = try await connect(waves[waves.count - 1], of: devices, onNotification: onNotification) { devices[$0].deviceToken != nil }
+        let connectTook = ContinuousClock.now - start
+        let connected = residentMemory()
+        report("registered \(count) devices in \(Percentiles.milliseconds(connectTook)) ms (\(perSecond(count, connectTook))/s)")
+        if let cpuBefore, let cpuAfter = cpuTime() {
+            report("gateway CPU per registration (TLS, WebSocket, challenge, register): \(Percentiles.milliseconds((cpuAfter - cpuBefore) / count)) ms")
+        }
+        report("gateway RSS with \(live.count) devices online\(live.count < count ? " and \(count) registered" : ""): \(megabytes(connected))")
+        if let baseline, let connected {
+            report("RSS growth per device online: \((connected - baseline) / live.count) bytes")
+        }
+
+        // The online devices first: their notifications are timed from the start of the fan-out.
+        let order = Array(live.indices) + Array(0..<live.indices.lowerBound)
+        let tokens = order.compactMap { devices[$0].deviceToken }
+        let pool = try await ProviderPool.open(provider, warmUpToken: tokens[0])
+        try await Task.sleep(for: .milliseconds(500))  // let the warm-up notification arrive first
+        received.withLock { $0 = [Int](repeating: 0, count: count) }
+        arrivals.withLock { $0.removeAll() }
+        let fanOutStart = ContinuousClock.now
+        dueAt.withLock { $0 = fanOutStart }
+        let failures = Locked(0)
+        await withTaskGroup(of: Void.self) { sends in
+            for (index, token) in tokens.enumerated() {
+                if index >= 500 { await sends.next() }
+                sends.addTask {
+                    let body = Data(#"{"aps":{"alert":{"title":"Fan-out","body":"device \#(index)"}}}"#.utf8)
+                    let response = try? await pool.send(token: token, apnsID: nil, body: body)
+                    if response?.status != 200 { failures.withLock { $0 += 1 } }
+                }
+            }
+        }
+        let accepted = ContinuousClock.now - fanOutStart
+        report("fan-out: \(count - failures.value) of \(count) accepted in \(Percentiles.milliseconds(accepted)) ms (\(perSecond(count - failures.value, accepted))/s)")
+        _ = await poll(timeout: .seconds(60)) { arrivals.withLock { $0.count } >= live.count - failures.value }
+        dueAt.withLock { $0 = nil }
+        let fanOut = arrivals.withLock { $0 }
+        report("fan-out to the \(live.count) online: \(fanOut.count) delivered, last after \(Percentiles.milliseconds(Percentiles(fanOut).at(1))) ms")
+        report("fan-out provider→device: \(Percentiles(fanOut).summary)")
+        report("gateway RSS after the fan-out: \(megabytes(residentMemory()))")
+        await pool.close()
+        if hold > 0 { try await Task.sleep(for: .seconds(hold)) }
+        await live.disconnect()
+
+        if waves.count > 1 {
+            let offline = waves.dropLast()
+            let storedStart = ContinuousClock.now
+            for wave in offline {
+                try await connect(wave, of: devices, onNotification: onNotification) { index in
+                    received.withLock { $0[index] > 0 }
+                }.disconnect()
+            }
+            let storedTook = ContinuousClock.now - storedStart
+            let stored = offline.reduce(0) { $0 + $1.count }
+            report("stored for the \(stored) offline: all delivered on reconnect, \(offline.count) waves in \(Percentiles.milliseconds(storedTook)) ms (\(perSecond(stored, storedTook)) devices/s)")
+        }
+        let counts = received.withLock { $0 }
+        let missing = counts.count { $0 == 0 }
+        let duplicated = counts.count { $0 > 1 }
+        report("exactly once: \(count - missing - duplicated) of \(count) devices (\(missing) got none, \(duplicated) more than one)")
+        if missing + duplicated > 0 { throw ExitCode.failure }
+    }
+
+    /// Opens the links of `indices`, `connectBatch` at a time, each batch once `ready` holds for all of it.
+    private func connect(
+        _ indices: Range<Int>, of devices: [any BenchDevice],
+        onNotification: @escaping @Sendable (Int, LinkNotification) -> Void,
+        until ready: (Int) -> Bool
+    ) async throws -> Links {
+        var links = Links(indices: indices)
+        for start in stride(from: indices.lowerBound, to: indices.upperBound, by: connectBatch) {
+            let batch = start..<min(indices.upperBound, start + connectBatch)
+            links.tasks.append(Task {
+                await withDiscardingTaskGroup { group in
+                    for index in batch {
+                        group.addTask { await devices[index].run { onNotification(index, $0) } }
+                    }
+                }
+            })
+            guard await poll(timeout: .seconds(60), { batch.allSatisfy(ready) }) else {
+                let stuck = batch.first { !ready($0) } ?? batch.lowerBound
+                await links.disconnect()
+                throw BenchError("device \(stuck + 1) of \(devices.count) was not ready within 60 s: \(devices[stuck].closed ?? "no reason known")")
+            }
+        }
+        return links
     }
 
     private func report(_ line: String) {
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
+    private func perSecond(_ count: Int, _ duration: Duration) -> Int {
+        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        return seconds > 0 ? Int((Double(count) / seconds).rounded()) : 0
+    }
+
+    /// User and system CPU time the gateway has used, all threads.
+    private func cpuTime() -> Duration? {
+        guard let gatewayPID, let stat = try? String(contentsOfFile: "/proc/\(gatewayPID)/stat", encoding: .utf8),
+              let afterName = stat.lastIndex(of: ")") else { return nil }
+        // Fields after the command name; utime and stime are the 14th and 15th of the whole line.
+        let fields = stat[stat.index(after: afterName)...].split(separator: " ")
+        guard fields.count > 13, let user = Int(fields[11]), let system = Int(fields[12]) else { return nil }
+        return .milliseconds((user + system) * 1000 / Int(sysconf(Int32(_SC_CLK_TCK))))
     }
 
     /// VmRSS of the gateway, in bytes.
@@ -110,5 +182,17 @@ struct Fleet: AsyncParsableCommand {
 
     private func megabytes(_ bytes: Int?) -> String {
         bytes.map { "\($0 / 1_048_576) MiB" } ?? "unknown (pass --gateway-pid)"
+    }
+}
+
+/// Open links, each batch held by a task until disconnected.
+private struct Links {
+    let indices: Range<Int>
+    var count: Int { indices.count }
+    var tasks: [Task<Void, Never>] = []
+
+    func disconnect() async {
+        for task in tasks { task.cancel() }
+        for task in tasks { await task.value }
     }
 }
