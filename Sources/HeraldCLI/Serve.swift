@@ -67,6 +67,11 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         let logger = Logger(label: "herald")
+        if let raised = OpenFileLimit.raiseToHard() {
+            logger.info("open-file limit raised to the hard limit: one file per device link", metadata: [
+                "from": "\(raised.from)", "to": "\(raised.to)",
+            ])
+        }
         let (directory, defaultStore) = try dataDirectory.openStore()
         let sqlite = store == "sqlite" ? defaultStore : try SQLiteStore(path: store)
 

@@ -120,4 +120,20 @@ import Testing
         let store = try SQLiteStore(path: DataDirectory(path: data).storePath)
         #expect(try await store.notificationCount() == 1)
     }
+
+    /// Each device link is an open file: started under a soft limit of 512, the gateway raises it to the hard one.
+    @Test func serveRaisesTheOpenFileLimitToTheHardLimit() async throws {
+        let data = CommandRunTests.temporaryDirectory()
+        let serve = try HeraldProcess.start(
+            ["--nofile=512:4096", HeraldProcess.binary.path, "serve", "--data-dir", data, "--provider-port", "0",
+             "--device-port", "0", "--console-port", "0", "--plaintext"],
+            executable: URL(fileURLWithPath: "/usr/bin/prlimit")
+        )
+        defer { serve.terminate() }
+        #expect(await serve.waitForOutput(containing: "Or with curl"), "\(serve.errorOutput)")
+        let limits = try String(contentsOfFile: "/proc/\(serve.process.processIdentifier)/limits", encoding: .utf8)
+        let openFiles = try #require(limits.split(separator: "\n").first { $0.hasPrefix("Max open files") })
+        #expect(openFiles.split(separator: " ").dropFirst(3).prefix(2) == ["4096", "4096"], "\(openFiles)")
+        #expect(serve.errorOutput.contains("open-file limit raised") && serve.errorOutput.contains("from=512"), "\(serve.errorOutput)")
+    }
 }
