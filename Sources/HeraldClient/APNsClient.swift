@@ -147,7 +147,7 @@ public final class APNsClient: Service, Sendable {
             failure.attempts = attempt
             guard failure.isRetryable, attempt < policy.maximumAttempts, failure.code != .shutdown else { throw failure }
             // A request the server never processed goes again at once (on another connection); others back off.
-            let backoff = failure.notProcessed ? .zero : Self.backoff(attempt: attempt, policy: policy)
+            let backoff = failure.notProcessed ? .zero : Backoff.wait(attempt: attempt, initial: policy.initialBackoff, maximum: policy.maximumBackoff)
             guard ContinuousClock.now + backoff < deadline else { throw failure }
             logger.debug("retrying an APNs request", metadata: ["apns-id": "\(APNsID.format(apnsID))", "attempt": "\(attempt)", "error": "\(failure.code) \(failure.reason?.rawValue ?? "")"])
             do {
@@ -214,10 +214,6 @@ public final class APNsClient: Service, Sendable {
             error = APNsClientError(.connectionClosed, failure.detail, reason: failure.goAwayReason, apnsID: apnsID, underlying: failure.underlying)
         }
         return error
-    }
-
-    static func backoff(attempt: Int, policy: APNsClientConfiguration.RetryPolicy) -> Duration {
-        Backoff.wait(attempt: attempt, initial: policy.initialBackoff, maximum: policy.maximumBackoff)
     }
 
     /// Runs until graceful shutdown (a `ServiceGroup`'s SIGTERM, say), then shuts down.

@@ -61,12 +61,13 @@ struct Fleet: AsyncParsableCommand {
             arrivals.withLock { $0.append(now - due) }
         }
 
+        let registered = { (index: Int) in devices[index].deviceToken != nil }
         let start = ContinuousClock.now
         let cpuBefore = cpuTime()
         for wave in waves.dropLast() {
-            try await connect(wave, of: devices, onNotification: onNotification) { devices[$0].deviceToken != nil }.disconnect()
+            try await connect(wave, of: devices, onNotification: onNotification, until: registered).disconnect()
         }
-        let live = try await connect(waves[waves.count - 1], of: devices, onNotification: onNotification) { devices[$0].deviceToken != nil }
+        let live = try await connect(waves[waves.count - 1], of: devices, onNotification: onNotification, until: registered)
         let connectTook = ContinuousClock.now - start
         let connected = residentMemory()
         report("registered \(count) devices in \(Percentiles.milliseconds(connectTook)) ms (\(perSecond(count, connectTook))/s)")
@@ -159,7 +160,7 @@ struct Fleet: AsyncParsableCommand {
     }
 
     private func perSecond(_ count: Int, _ duration: Duration) -> Int {
-        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        let seconds = duration / .seconds(1)
         return seconds > 0 ? Int((Double(count) / seconds).rounded()) : 0
     }
 
