@@ -7,7 +7,7 @@
 # 2. h2load: 10 connections x 100 streams, round-robin over the 50 tokens -> accepted notifications/s, and the
 #    gateway's CPU time per notification (steadier than the rate on a shared machine: compare changes by it).
 # 3. nginx answering 200 over HTTP/2 + TLS with the same certificate, driven the same way -> responses/s.
-# 4. h2load at a fixed 10,000 requests/s -> p50 / p99 latency from h2load's per-request log.
+# 4. h2load at a fixed 10,000 requests/s -> p50 / p99 latency from h2load's per-request log, for herald and nginx.
 # Checks that every 200 is in the SQLite store. Targets: >= 40,000/s, >= 0.45x nginx, p99 < 5 ms at 10,000/s.
 set -euo pipefail
 
@@ -78,14 +78,20 @@ herald_ok=$(ok_of <<<"$herald_out")
 # CPU per request barely depends on what else the machine runs: the figure to compare changes by.
 cpu_per_request=$(python3 -c "print(f'{($ticks_after - $ticks_before) / $(getconf CLK_TCK) / $REQUESTS * 1e6:.1f}')")
 
-load "$work/uris" -D "$RATE_SECONDS" --warm-up-time 1 --rps $((RATE / CONNECTIONS)) --log-file "$work/latency.log" >/dev/null
-read -r p50 p99 served < <(python3 - "$work/latency.log" <<'PY'
+paced() { # paced URI-FILE|URI LOG: RATE requests/s for RATE_SECONDS, each request's time in LOG
+  load "$1" -D "$RATE_SECONDS" --warm-up-time 1 --rps $((RATE / CONNECTIONS)) --log-file "$2" >/dev/null
+}
+percentiles() { # percentiles LOG -> "p50 p99 count" in ms, from h2load's per-request log
+  python3 - "$1" <<'PY'
 import sys
 times = sorted(int(line.split("\t")[2]) for line in open(sys.argv[1]) if line.strip())
 pick = lambda q: times[min(len(times) - 1, int(q * len(times)))] / 1000
 print(f"{pick(0.50):.2f} {pick(0.99):.2f} {len(times)}")
 PY
-)
+}
+
+paced "$work/uris" "$work/latency.log"
+read -r p50 p99 served < <(percentiles "$work/latency.log")
 
 stored=$(python3 - "$data/herald.sqlite" <<'PY'
 import sqlite3, sys
@@ -116,6 +122,9 @@ sleep 1
 load "https://localhost:$NGINX_PORT/3/device/x" -n 20000 >/dev/null
 nginx_out=$(load "https://localhost:$NGINX_PORT/3/device/x" -n "$REQUESTS")
 nginx_rate=$(rate_of <<<"$nginx_out")
+# The same pacing against a server that answers at once: what h2load and the shared cores add by themselves.
+paced "https://localhost:$NGINX_PORT/3/device/x" "$work/nginx-latency.log"
+read -r nginx_p50 nginx_p99 _ < <(percentiles "$work/nginx-latency.log")
 
 python3 - <<PY
 herald, nginx = float("$herald_rate"), float("$nginx_rate")
@@ -124,5 +133,6 @@ print(f"herald CPU     : {$cpu_per_request:10.1f} µs per notification (user + s
 print(f"nginx (200)    : {nginx:10,.0f} responses/s")
 print(f"ratio          : {herald / nginx:10.2f} x nginx   (target >= 0.45; throughput target >= 40,000/s)")
 print(f"latency at {$RATE:,}/s: p50 $p50 ms, p99 $p99 ms over $served requests   (target p99 < 5 ms)")
+print(f"nginx at {$RATE:,}/s  : p50 $nginx_p50 ms, p99 $nginx_p99 ms   (the same pacing answered at once: the load generator's share)")
 PY
 "$root/scripts/disk-sync.py" "$data"
