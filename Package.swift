@@ -83,11 +83,14 @@ let package = Package(
         ),
         // Apple-named location types, so `import CoreLocation` compiles as on iOS (regions for location triggers).
         .target(name: "CoreLocation"),
+        // glibc's posix_spawn extensions (chdir, closefrom) for ChildProcess; Swift's Glibc module hides them.
+        .target(name: "CSpawn"),
         .target(
             name: "UserNotifications",
             dependencies: [
                 "HeraldWire",
                 "CoreLocation",
+                "CSpawn",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
@@ -177,7 +180,7 @@ let package = Package(
         .testTarget(
             name: "HeraldClientTests",
             dependencies: [
-                "HeraldClient", "HeraldTesting", "HeraldWire", "HeraldGateway", "HeraldStore",
+                "HeraldClient", "HeraldTesting", "HeraldWire", "HeraldGateway", "HeraldStore", "UserNotifications",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -190,7 +193,7 @@ let package = Package(
         .testTarget(
             name: "HeraldCLITests",
             dependencies: [
-                "HeraldCLI", "HeraldTesting", "HeraldStore", "HeraldWire", "HeraldClient", "HeraldGateway",
+                "HeraldCLI", "HeraldTesting", "HeraldStore", "HeraldWire", "HeraldClient", "HeraldGateway", "UserNotifications",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]

@@ -3,6 +3,7 @@ import Foundation
 import HeraldClient
 import HeraldWire
 import Synchronization
+import UserNotifications
 
 /// Provider → presented latency through the device daemon: `herald device --json` runs as a child, and each
 /// notification is timed from just before its request is sent to the moment the daemon prints it as presented.
@@ -32,12 +33,7 @@ struct Presented: AsyncParsableCommand {
     var mutableContent = false
 
     func run() async throws {
-        let daemon = Process()
-        daemon.executableURL = URL(fileURLWithPath: herald)
-        daemon.arguments = ["device", "--gateway", deviceGateway, "--data-dir", dataDirectory, "--json"] + (provider.ca.map { ["--ca", $0] } ?? [])
         let output = Pipe()
-        daemon.standardOutput = output
-        daemon.standardError = FileHandle.nullDevice
         let presented = Locked<[String: ContinuousClock.Instant]>([:])
         let token = Locked<String?>(nil)
         let topic = provider.topic
@@ -64,7 +60,13 @@ struct Presented: AsyncParsableCommand {
                 }
             }
         }
-        try daemon.run()
+        let daemon = try ChildProcess.launch(
+            herald,
+            arguments: ["device", "--gateway", deviceGateway, "--data-dir", dataDirectory, "--json"] + (provider.ca.map { ["--ca", $0] } ?? []),
+            standardOutput: output.fileHandleForWriting.fileDescriptor,
+            standardError: ChildProcess.nullDevice
+        )
+        try output.fileHandleForWriting.close()  // the daemon has its copy: its end of file is the reader's
         reader.start()
         defer { daemon.terminate() }
 

@@ -5,6 +5,7 @@ import NIOCore
 import HeraldTesting
 import HeraldWire
 import Testing
+import UserNotifications
 
 /// The built `herald` binary, run as a user would.
 @Suite struct CommandRunTests {

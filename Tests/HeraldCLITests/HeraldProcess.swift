@@ -1,4 +1,5 @@
 import Foundation
+import UserNotifications
 
 /// The built `herald` binary as a child process, its output going to files. Every wait polls with
 /// `Task.sleep`: a test that blocked a thread of Swift's cooperative pool on a pipe could starve the
@@ -13,11 +14,11 @@ final class HeraldProcess: Sendable {
         return url.appendingPathComponent(".build/debug/\(name)")
     }
 
-    let process: Process
+    let process: ChildProcess
     private let outputPath: String
     private let errorPath: String
 
-    private init(process: Process, outputPath: String, errorPath: String) {
+    private init(process: ChildProcess, outputPath: String, errorPath: String) {
         self.process = process
         self.outputPath = outputPath
         self.errorPath = errorPath
@@ -25,7 +26,7 @@ final class HeraldProcess: Sendable {
 
     /// A test that fails part-way never reaches its `terminate()`; its child must not outlive it.
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.send(SIGKILL)
     }
 
     /// Starts `herald ARGUMENTS` (or another `executable`), writing `input` (if any) to its standard input and
@@ -38,20 +39,21 @@ final class HeraldProcess: Sendable {
         for path in [outputPath, errorPath] {
             guard FileManager.default.createFile(atPath: path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
         }
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
         let error = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
-        process.standardOutput = output
-        process.standardError = error
         let stdin = Pipe()
-        process.standardInput = stdin
-        try process.run()
+        let process = try ChildProcess.launch(
+            executable.path,
+            arguments: arguments,
+            environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+            standardInput: stdin.fileHandleForReading.fileDescriptor,
+            standardOutput: output.fileDescriptor,
+            standardError: error.fileDescriptor
+        )
         // The child has its own copies; this process reads the files by path.
         try output.close()
         try error.close()
+        try stdin.fileHandleForReading.close()
         if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
         try stdin.fileHandleForWriting.close()
         return HeraldProcess(process: process, outputPath: outputPath, errorPath: errorPath)
@@ -80,14 +82,15 @@ final class HeraldProcess: Sendable {
         return false
     }
 
-    /// Waits for the process to end and returns its exit status.
+    /// Waits for the process to end and returns its exit status (the signal's number if a signal ended it).
     func exitStatus() async -> Int32 {
-        while process.isRunning { try? await Task.sleep(for: .milliseconds(10)) }
-        return process.terminationStatus
+        switch await process.terminated() {
+        case .exited(let status), .signaled(let status): status
+        }
     }
 
     /// SIGTERM.
     func terminate() {
-        if process.isRunning { process.terminate() }
+        process.terminate()
     }
 }

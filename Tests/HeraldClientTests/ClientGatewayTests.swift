@@ -6,6 +6,7 @@ import HeraldTesting
 import HeraldWire
 import Logging
 import ServiceLifecycle
+import UserNotifications
 import Testing
 
 /// The client against a real Herald gateway over TLS and HTTP/2.
@@ -183,12 +184,11 @@ import Testing
     /// `openssl pkcs12 -export`, run without blocking the cooperative pool.
     private func makePKCS12(_ pem: (certificatePath: String, keyPath: String), passphrase: String) async throws -> String {
         let output = pem.certificatePath + ".p12"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = ["pkcs12", "-export", "-in", pem.certificatePath, "-inkey", pem.keyPath, "-out", output, "-passout", "pass:\(passphrase)"]
-        try process.run()
-        while process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(process.terminationStatus == 0)
+        let process = try ChildProcess.launch(
+            "/usr/bin/openssl",
+            arguments: ["pkcs12", "-export", "-in", pem.certificatePath, "-inkey", pem.keyPath, "-out", output, "-passout", "pass:\(passphrase)"]
+        )
+        #expect(await process.terminated() == .exited(0))
         return output
     }
 }

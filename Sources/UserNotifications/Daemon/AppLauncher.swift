@@ -6,7 +6,7 @@ import Synchronization
 /// to `DATA_DIR/device/logs/BUNDLE_ID.log`.
 final class AppLauncher: Sendable {
     private let dataDirectory: URL
-    private let launched = Mutex<[String: Process]>([:])
+    private let launched = Mutex<[String: ChildProcess]>([:])
 
     init(dataDirectory: URL) {
         self.dataDirectory = dataDirectory
@@ -23,20 +23,20 @@ final class AppLauncher: Sendable {
                 _ = FileManager.default.createFile(atPath: logPath, contents: nil, attributes: [.posixPermissions: 0o600])
             }
             let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+            defer { try? log.close() }
             log.seekToEndOfFile()
-            let process = Process()
-            process.executableURL = app.executable
-            process.currentDirectoryURL = app.bundleDirectory
             var environment = ProcessInfo.processInfo.environment
             environment["HERALD_BUNDLE_ID"] = app.bundleIdentifier
             environment["HERALD_DATA_DIR"] = dataDirectory.path
             environment["HERALD_LAUNCH_REASON"] = reason
-            process.environment = environment
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = log
-            process.standardError = log
-            try process.run()
-            try? log.close()
+            let process = try ChildProcess.launch(
+                app.executable.path,
+                environment: environment,
+                directory: app.bundleDirectory.path,
+                standardInput: ChildProcess.nullDevice,
+                standardOutput: log.fileDescriptor,
+                standardError: log.fileDescriptor
+            )
             launched[app.bundleIdentifier] = process
             return process.processIdentifier
         }

@@ -4,19 +4,15 @@ import Glibc
 import Foundation
 import Synchronization
 
-/// A started service-extension process, leader of its own process group (Foundation's `Process` spawns it so):
+/// A started service-extension process, leader of its own process group (`ChildProcess` spawns it so):
 /// its standard input is a socket (writing to a process that has gone raises no SIGPIPE), its standard output
 /// and error are read by a thread of its own (`OutputReader`, poll(2) and read(2)) and counted against a limit
-/// and kept as a capped log, and its end (Foundation's termination handler) opens `ended`. Nothing here blocks
+/// and kept as a capped log, and its end (`ChildProcess`'s termination handler) opens `ended`. Nothing here blocks
 /// one of Swift's cooperative threads.
 final class ServiceExtensionProcess: Sendable {
-    /// How the process ended.
-    enum Termination: Sendable, Equatable {
-        case exited(Int32)
-        case signaled(Int32)
-    }
+    typealias Termination = ChildProcess.Termination
 
-    /// What the handlers Foundation calls on its threads record.
+    /// What the handlers called on the process's and the reader's threads record.
     private final class Monitor: Sendable {
         struct State {
             var log = ServiceExtensionLog()
@@ -59,12 +55,12 @@ final class ServiceExtensionProcess: Sendable {
 
     /// Also the process group's id.
     let pid: pid_t
-    private let process: Process
+    private let process: ChildProcess
     private let input: Int32
     private let reader: OutputReader
     private let monitor: Monitor
 
-    private init(process: Process, input: Int32, reader: OutputReader, monitor: Monitor) {
+    private init(process: ChildProcess, input: Int32, reader: OutputReader, monitor: Monitor) {
         self.process = process
         pid = process.processIdentifier
         self.input = input
@@ -93,30 +89,25 @@ final class ServiceExtensionProcess: Sendable {
         }
         // Other programs this process starts must not hold them (a write end held elsewhere delays end of file).
         for descriptor in output + errors { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
-        // The child's ends: Foundation dup2s them to 0, 1 and 2; the parent closes its copies once started.
-        let childEnds = [sockets[1], output[1], errors[1]].map { FileHandle(fileDescriptor: $0, closeOnDealloc: true) }
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = []
-        process.environment = environment
-        process.currentDirectoryURL = directory
-        process.standardInput = childEnds[0]
-        process.standardOutput = childEnds[1]
-        process.standardError = childEnds[2]
-
+        // The child's ends: spawning dup2s them to 0, 1 and 2; the parent closes its copies once started.
+        let childEnds = [sockets[1], output[1], errors[1]]
+        defer { childEnds.forEach { close($0) } }
         let monitor = Monitor(outputLimit: outputLimit)
-        process.terminationHandler = { process in
-            monitor.terminated(process.terminationReason == .uncaughtSignal
-                ? .signaled(process.terminationStatus) : .exited(process.terminationStatus))
-        }
+        let process: ChildProcess
         do {
-            try process.run()
+            process = try ChildProcess.launch(
+                executable.path,
+                environment: environment,
+                directory: directory.path,
+                standardInput: childEnds[0],
+                standardOutput: childEnds[1],
+                standardError: childEnds[2],
+                onTermination: { monitor.terminated($0) }
+            )
         } catch {
-            for end in childEnds { try? end.close() }
             [sockets[0], output[0], errors[0]].forEach { close($0) }
             throw error
         }
-        for end in childEnds { try? end.close() }
         let reader = OutputReader(descriptors: [output[0], errors[0]]) { monitor.received($0) }
         return ServiceExtensionProcess(process: process, input: sockets[0], reader: reader, monitor: monitor)
     }

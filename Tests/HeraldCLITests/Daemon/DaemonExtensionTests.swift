@@ -2,6 +2,7 @@ import Foundation
 import HeraldClient
 import HeraldWire
 import Testing
+import UserNotifications
 
 /// Service extensions run by the device daemon, and a daemon killed in the middle of one.
 @Suite(.serialized) struct DaemonExtensionTests {
@@ -42,7 +43,7 @@ import Testing
         let pushed = try await fixture.push(#"{"aps":{"alert":{"title":"Survivor"},"mutable-content":1},"mode":"hang"}"#)
         #expect(pushed.status == 200)
         try await Task.sleep(for: .milliseconds(700))
-        kill(fixture.daemon.process.processIdentifier, SIGKILL)
+        fixture.daemon.process.send(SIGKILL)
         _ = await fixture.daemon.exitStatus()
         #expect(!fixture.events("notification").contains { $0["apnsID"]?.stringValue == pushed.apnsID })
 

@@ -4,6 +4,7 @@ import HeraldGateway
 import HeraldTesting
 import HeraldWire
 import Testing
+import UserNotifications
 
 /// A device for the daemon's tests: a live gateway, a data dir with installed apps (bundles written here, executables
 /// from .build/debug), and `herald device --json` running as the daemon.

@@ -78,16 +78,20 @@ struct ExtensionHarness: Sendable {
         let (inputFile, output, error) = (base.appendingPathExtension("in"), base.appendingPathExtension("out"), base.appendingPathExtension("err"))
         try input.write(to: inputFile)
         for file in [output, error] { try Data().write(to: file) }
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = environment
-        process.standardInput = try FileHandle(forReadingFrom: inputFile)
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = try FileHandle(forWritingTo: error)
-        try process.run()
-        while process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
-        return (process.terminationStatus, try Data(contentsOf: output), try String(contentsOf: error, encoding: .utf8))
+        let files = [try FileHandle(forReadingFrom: inputFile), try FileHandle(forWritingTo: output), try FileHandle(forWritingTo: error)]
+        defer { for file in files { try? file.close() } }
+        let process = try ChildProcess.launch(
+            executable.path,
+            arguments: arguments,
+            environment: environment,
+            standardInput: files[0].fileDescriptor,
+            standardOutput: files[1].fileDescriptor,
+            standardError: files[2].fileDescriptor
+        )
+        let status: Int32 = switch await process.terminated() {
+        case .exited(let code), .signaled(let code): code
+        }
+        return (status, try Data(contentsOf: output), try String(contentsOf: error, encoding: .utf8))
     }
 
     /// The runners' private directories still beside the attachment store.
