@@ -53,7 +53,7 @@ import Testing
         _ = try await link.frame { $0.opcode == 0x9 }  // pinged, never answered
         let close = try await link.frame { $0.opcode == 0x8 }.close
         #expect(close?.code == 1001 && close?.reason == "no pong within 100 ms", "close: \(String(describing: close))")
-        #expect(try await link.closed(within: .seconds(2)))
+        #expect(try await link.closed(within: .seconds(10)))
         try await gateway.stop()
     }
 
@@ -71,7 +71,7 @@ import Testing
         let gateway = try await TestGateway.start { $0.plaintext = true }
         let link = try await RawDeviceLink.connect(port: try await gateway.gateway.devicePort())
         try await link.write(Array("\(requestLine)\r\nHost: localhost\r\n\r\n".utf8))
-        #expect(try await link.closed(within: .seconds(5)))
+        #expect(try await link.closed(within: .seconds(10)))
         let response = String(buffer: try await link.bytes { _ in true })
         #expect(response.hasPrefix("HTTP/1.1 404") && response.contains("connect a WebSocket to /v1/link"), "\(response)")
         try await gateway.stop()
@@ -92,7 +92,7 @@ import Testing
             $0.deviceLinkHandshakeTimeout = .milliseconds(200)
         }
         let link = try await RawDeviceLink.connect(port: try await gateway.gateway.devicePort())
-        #expect(try await link.closed(within: .seconds(3)))
+        #expect(try await link.closed(within: .seconds(10)))
         try await gateway.stop()
     }
 
@@ -115,7 +115,7 @@ import Testing
         try await link.send(masked: false, Array(DeviceLinkMessage.register(topic: TestGateway.topic).encoded().utf8))
         let close = try await link.frame { $0.opcode == 0x8 }.close
         #expect(close?.code == 1002, "close: \(String(describing: close))")
-        #expect(try await link.closed(within: .seconds(2)))
+        #expect(try await link.closed(within: .seconds(10)))
         try await gateway.stop()
     }
 
@@ -132,14 +132,18 @@ import Testing
 
 extension DeviceLinkTests {
     @Test func theGatewayEndsItsSideWithItsCloseFrameAndTakesTheDevicesAnswer() async throws {
-        let gateway = try await TestGateway.start { $0.plaintext = true }
+        // A close timeout well past the wait below: a FIN within it can only be the one behind the close frame.
+        let gateway = try await TestGateway.start {
+            $0.plaintext = true
+            $0.deviceLinkCloseTimeout = .seconds(30)
+        }
         let port = try await gateway.gateway.devicePort()
         let key = P256.Signing.PrivateKey()
         let older = try await RawDeviceLink.linked(port: port, key: key)
         let newer = try await RawDeviceLink.linked(port: port, key: key)
         let close = try await older.frame { $0.opcode == 0x8 }
         #expect(close.close?.code == 4001)
-        #expect(try await older.closed(within: .seconds(1)))  // FIN right behind the close frame
+        #expect(try await older.closed(within: .seconds(10)))  // FIN right behind the close frame
         try await older.send(opcode: 0x8, close.payload)
         let text = Array(DeviceLinkMessage.register(topic: TestGateway.topic).encoded().utf8)
         try await newer.send(text)

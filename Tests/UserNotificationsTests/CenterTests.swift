@@ -42,8 +42,10 @@ import UserNotifications
             identifier: "soon", content: content("Soon"), trigger: UNTimeIntervalNotificationTrigger(timeInterval: 0.3, repeats: false)
         ))
         #expect(await center.pendingNotificationRequests().map(\.identifier) == ["soon"])
+        // The delegate hears of a notification before the center records it as delivered: wait for both.
         let deadline = ContinuousClock.now + .seconds(10)
-        while handler.seen.withLock({ $0.count }) < 2, ContinuousClock.now < deadline {
+        while ContinuousClock.now < deadline {
+            if handler.seen.withLock({ $0.count }) == 2, await center.deliveredNotifications().count == 2 { break }
             try await Task.sleep(for: .milliseconds(20))
         }
         #expect(handler.seen.withLock { $0 } == ["now", "soon"])
