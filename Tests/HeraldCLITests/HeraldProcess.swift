@@ -84,9 +84,7 @@ final class HeraldProcess: Sendable {
 
     /// Waits for the process to end and returns its exit status (the signal's number if a signal ended it).
     func exitStatus() async -> Int32 {
-        switch await process.terminated() {
-        case .exited(let status), .signaled(let status): status
-        }
+        await process.terminated().status
     }
 
     /// SIGTERM.

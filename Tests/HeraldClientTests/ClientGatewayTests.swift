@@ -6,8 +6,8 @@ import HeraldTesting
 import HeraldWire
 import Logging
 import ServiceLifecycle
-import UserNotifications
 import Testing
+import UserNotifications
 
 /// The client against a real Herald gateway over TLS and HTTP/2.
 @Suite struct ClientGatewayTests {

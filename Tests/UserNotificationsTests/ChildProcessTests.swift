@@ -65,9 +65,12 @@ import Testing
         #expect(await process.terminated() == .exited(7))
     }
 
-    @Test func aMissingExecutableIsAnError() {
+    @Test func aMissingExecutableOrDirectoryIsAnError() {
         #expect(throws: POSIXError(.ENOENT)) {
             try ChildProcess.launch("/nonexistent/program")
+        }
+        #expect(throws: POSIXError(.ENOENT)) {
+            try ChildProcess.launch("/bin/true", directory: "/nonexistent/directory")
         }
     }
 }

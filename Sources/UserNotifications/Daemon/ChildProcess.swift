@@ -17,6 +17,13 @@ package final class ChildProcess: Sendable {
     package enum Termination: Sendable, Equatable {
         case exited(Int32)
         case signaled(Int32)
+
+        /// The exit code, or the signal's number (as Foundation's `terminationStatus` gave).
+        package var status: Int32 {
+            switch self {
+            case .exited(let code), .signaled(let code): code
+            }
+        }
     }
 
     private struct State {

@@ -88,10 +88,7 @@ struct ExtensionHarness: Sendable {
             standardOutput: files[1].fileDescriptor,
             standardError: files[2].fileDescriptor
         )
-        let status: Int32 = switch await process.terminated() {
-        case .exited(let code), .signaled(let code): code
-        }
-        return (status, try Data(contentsOf: output), try String(contentsOf: error, encoding: .utf8))
+        return (await process.terminated().status, try Data(contentsOf: output), try String(contentsOf: error, encoding: .utf8))
     }
 
     /// The runners' private directories still beside the attachment store.
