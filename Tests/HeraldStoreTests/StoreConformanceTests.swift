@@ -33,6 +33,64 @@ import Testing
         #expect(writerMode == 2)  // FULL
     }
 
+    @Test func theLogStartsOverWhileWritesNeverPause() async throws {
+        // A passive checkpoint beside back-to-back commits never catches up, so SQLite would never start the
+        // log over and the file would grow by every commit. Past its frame limit, maintain() makes it start over.
+        let path = Self.temporaryPath()
+        let store = try SQLiteStore(path: path, logFrameLimit: 64)
+        let token = DeviceToken.random()
+        let commits = 300
+        let largestLog = try await withThrowingTaskGroup(of: Int.self) { group in
+            group.addTask {
+                for _ in 0..<commits {
+                    _ = try await store.insertNotifications(Self.largeNotifications(4, to: token))
+                }
+                return 0
+            }
+            group.addTask {
+                var largest = 0
+                while (try? await store.notificationCount()) ?? 0 < commits * 4 {
+                    try await store.maintain()
+                    largest = max(largest, Self.fileSize(path + "-wal"))
+                    try await Task.sleep(for: .milliseconds(5))
+                }
+                return largest
+            }
+            return try await group.reduce(0, max)
+        }
+        // 1,200 notifications of 3 KB make 14 MB of log when it never starts over; 64 frames are 264 KB.
+        #expect(largestLog > 0)
+        #expect(largestLog < 4_000_000, "the log grew to \(largestLog) bytes")
+    }
+
+    @Test func aLogABurstMadeLongIsCutBackWhenItStartsOver() async throws {
+        let path = Self.temporaryPath()
+        let store = try SQLiteStore(path: path, logFrameLimit: 64)
+        let token = DeviceToken.random()
+        for _ in 0..<100 {
+            _ = try await store.insertNotifications(Self.largeNotifications(4, to: token))
+        }
+        let burst = Self.fileSize(path + "-wal")
+        try await store.maintain()
+        _ = try await store.insertNotifications(Self.largeNotifications(1, to: token))
+        #expect(burst > 2_000_000)
+        #expect(Self.fileSize(path + "-wal") <= 64 * 4096 * 2)
+    }
+
+    private static func largeNotifications(_ count: Int, to token: DeviceToken) -> [StoredNotification] {
+        let payload = Data(#"{"aps":{"alert":"\#(String(repeating: "x", count: 3000))"}}"#.utf8)
+        return (0..<count).map { _ in
+            StoredNotification(
+                apnsID: UUID(), uniqueID: UUID(), deviceToken: token, bundleID: "com.example.a", topic: "com.example.a",
+                pushType: .alert, priority: .immediate, expiration: nil, collapseID: nil, payload: payload, receivedAt: Date()
+            )
+        }
+    }
+
+    private static func fileSize(_ path: String) -> Int {
+        (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+    }
+
     @Test func twoHandlesOnOneFileSeeEachOthersWrites() async throws {
         // The CLI and a running gateway open the same file.
         let path = Self.temporaryPath()
