@@ -126,7 +126,7 @@ extension SQLiteStore {
 
     public func markDelivered(_ ids: [Int64], at date: Date) async throws(StoreError) {
         guard !ids.isEmpty else { return }
-        try await write("record \(ids.count) deliveries") { db in
+        try await writeUnsynced("record \(ids.count) deliveries") { db in
             let statement = try db.cachedStatement(
                 sql: "UPDATE notification SET state = 'delivered', delivered_at = ? WHERE id = ? AND state = 'pending'"
             )
@@ -141,7 +141,7 @@ extension SQLiteStore {
 
     public func discardNotifications(_ ids: [Int64], reason: DiscardReason, at date: Date) async throws(StoreError) {
         guard !ids.isEmpty else { return }
-        try await write("discard \(ids.count) notifications") { db in
+        try await writeUnsynced("discard \(ids.count) notifications") { db in
             let statement = try db.cachedStatement(sql: """
                 UPDATE notification SET state = 'discarded', discarded_at = ?, discard_reason = ?
                 WHERE id = ? AND state = 'pending'

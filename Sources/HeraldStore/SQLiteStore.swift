@@ -123,6 +123,29 @@ public final class SQLiteStore: Store {
         }
     }
 
+    /// ``write(_:_:)`` for records a crash may lose: the commit does not wait for the disk. The next synced
+    /// commit (or checkpoint) takes its frames of the log to disk with it.
+    func writeUnsynced<T: Sendable>(_ what: String, _ body: @Sendable @escaping (Database) throws -> T) async throws(StoreError) -> T {
+        do {
+            return try await pool.writeWithoutTransaction { db in
+                func transaction() throws -> T {
+                    var value: T?
+                    try db.inTransaction {
+                        value = try body(db)
+                        return .commit
+                    }
+                    return value!  // set: the transaction committed
+                }
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+                let outcome = Result(catching: transaction)
+                try db.execute(sql: "PRAGMA synchronous = FULL")  // every other commit syncs
+                return try outcome.get()
+            }
+        } catch {
+            throw StoreError(.unavailable, "cannot \(what)", underlying: error)
+        }
+    }
+
     func read<T: Sendable>(_ what: String, _ body: @Sendable @escaping (Database) throws -> T) async throws(StoreError) -> T {
         do {
             return try await pool.read(body)

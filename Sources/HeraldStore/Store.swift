@@ -47,6 +47,10 @@ public protocol Store: Sendable {
     func pendingNotifications(deviceID: String, after id: Int64, limit: Int) async throws(StoreError) -> [StoredNotification]
     func pendingNotificationCount(deviceID: String) async throws(StoreError) -> Int
     /// Marks pending notifications as delivered (the device acknowledged them).
+    ///
+    /// This and ``discardNotifications(_:reason:at:)`` need not reach the disk before they return: a crash of
+    /// the machine may lose the latest of them, and those notifications are pending again (a device drops
+    /// one it already has; an expired one is found expired again).
     func markDelivered(_ ids: [Int64], at date: Date) async throws(StoreError)
     /// Marks pending notifications as discarded.
     func discardNotifications(_ ids: [Int64], reason: DiscardReason, at date: Date) async throws(StoreError)

@@ -29,8 +29,14 @@ import Testing
         // A 200 promises the notification survives a power cut, not only a crash of the process: every commit
         // must sync the write-ahead log (FULL), which GRDB's own WAL set-up would lower to NORMAL.
         let store = try SQLiteStore(path: Self.temporaryPath())
-        let writerMode = try await store.pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") }
-        #expect(writerMode == 2)  // FULL
+        let writerMode = { try await store.pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") } }
+        #expect(try await writerMode() == 2)  // FULL
+        // Delivery marks commit without a sync of their own, and leave the writer as they found it.
+        let stored = try await store.insertNotifications(Self.largeNotifications(2, to: DeviceToken.random()))
+        try await store.markDelivered(stored.compactMap(\.id), at: Date())
+        #expect(try await writerMode() == 2)
+        try await store.discardNotifications(stored.compactMap(\.id), reason: .expired, at: Date())
+        #expect(try await writerMode() == 2)
     }
 
     @Test func theLogStartsOverWhileWritesNeverPause() async throws {
