@@ -45,7 +45,7 @@ import Testing
         let path = Self.temporaryPath()
         let store = try SQLiteStore(path: path, logFrameLimit: 64)
         let token = DeviceToken.random()
-        let commits = 300
+        let commits = 500
         let largestLog = try await withThrowingTaskGroup(of: Int.self) { group in
             group.addTask {
                 for _ in 0..<commits {
@@ -64,9 +64,10 @@ import Testing
             }
             return try await group.reduce(0, max)
         }
-        // 1,200 notifications of 3 KB make 14 MB of log when it never starts over; 64 frames are 264 KB.
+        // 2,000 notifications of 3 KB make about 25 MB of log when it never starts over; 64 frames are 264 KB, and
+        // the log stays under 1 MB here unless the maintaining task is kept from running.
         #expect(largestLog > 0)
-        #expect(largestLog < 4_000_000, "the log grew to \(largestLog) bytes")
+        #expect(largestLog < 6_000_000, "the log grew to \(largestLog) bytes")
     }
 
     @Test func aLogABurstMadeLongIsCutBackWhenItStartsOver() async throws {
