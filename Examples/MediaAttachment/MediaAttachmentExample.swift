@@ -10,6 +10,7 @@ struct MediaAttachmentExample {
         _ = try await center.requestAuthorization(options: [.alert])
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("media-example-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
 
         // A 1×1 PNG, named .jpg on purpose.
         let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1, 0, 0, 0, 1,

@@ -52,7 +52,7 @@ public final class TestGateway: Sendable {
         logger: Logger = Logger(label: "herald-test", factory: { _ in SwiftLogNoOpLogHandler() }),
         configure: (inout GatewayConfiguration) -> Void = { _ in }
     ) async throws -> TestGateway {
-        let directory = DataDirectory(path: NSTemporaryDirectory() + "herald-test-\(UUID().uuidString)")
+        let directory = DataDirectory(path: TemporaryPath.make("herald-test"))
         var configuration = GatewayConfiguration()
         configuration.providerPort = 0
         configuration.consolePort = 0
@@ -61,7 +61,7 @@ public final class TestGateway: Sendable {
         configuration.shutdownGracePeriod = .seconds(5)
         configure(&configuration)
         let clock = ManualClock(Date())
-        let store = try store ?? FaultInjectingStore(wrapping: SQLiteStore(path: directory.path + "-store.sqlite"))
+        let store = try store ?? FaultInjectingStore(wrapping: SQLiteStore(path: TemporaryPath.make("herald-test-store", suffix: ".sqlite")))
         let gateway = try await Gateway.start(
             configuration: configuration,
             store: store,

@@ -22,7 +22,7 @@ import UserNotifications
     }
 
     static func temporaryDirectory() -> String {
-        NSTemporaryDirectory() + "herald-cli-\(UUID().uuidString)"
+        TemporaryPath.make("herald-cli")
     }
 
     @Test func keysCreateWritesAPrivateKeyOnlyTheOwnerReads() async throws {

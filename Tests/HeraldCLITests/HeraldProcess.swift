@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTesting
 import UserNotifications
 
 /// The built `herald` binary as a child process, its output going to files. Every wait polls with
@@ -34,8 +35,8 @@ final class HeraldProcess: Sendable {
     static func start(
         _ arguments: [String], input: String? = nil, executable: URL = binary, environment: [String: String] = [:]
     ) throws -> HeraldProcess {
-        let base = NSTemporaryDirectory() + "herald-process-\(UUID().uuidString)"
-        let outputPath = base + ".out", errorPath = base + ".err"
+        let outputPath = TemporaryPath.make("herald-process", suffix: ".out")
+        let errorPath = TemporaryPath.make("herald-process", suffix: ".err")
         for path in [outputPath, errorPath] {
             guard FileManager.default.createFile(atPath: path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
         }

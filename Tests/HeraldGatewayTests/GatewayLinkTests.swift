@@ -52,7 +52,7 @@ import UserNotifications
     @Test func aNotificationSentTwiceWithOneAPNsIDIsShownOnceEvenAfterARestart() async throws {
         let gateway = try await TestGateway.start()
         let key = P256.Signing.PrivateKey()
-        let journal = NSTemporaryDirectory() + "herald-journal-\(UUID().uuidString).sqlite"
+        let journal = TemporaryPath.make("herald-journal", suffix: ".sqlite")
         let retried = APNsID.format(UUID()), last = APNsID.format(UUID())
 
         let seen = Seen()

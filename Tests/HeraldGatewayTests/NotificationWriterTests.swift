@@ -23,7 +23,7 @@ import Testing
 
     /// Requests read in one turn of an event loop (a burst on one connection, or on several) share a commit.
     @Test func whatOneEventLoopTurnSubmitsSharesOneCommit() async throws {
-        let path = NSTemporaryDirectory() + "herald-writer-\(UUID().uuidString).sqlite"
+        let path = TemporaryPath.make("herald-writer", suffix: ".sqlite")
         let store = FaultInjectingStore(wrapping: try SQLiteStore(path: path))
         let writer = NotificationWriter(
             store: store, batchLimit: 100, queueLimit: 100, metrics: GatewayMetrics(),
@@ -41,7 +41,7 @@ import Testing
 
     /// What arrives while a commit runs goes in the next ones, at most `batchLimit` each, in arrival order.
     @Test func aQueueLongerThanTheBatchLimitIsCommittedInOrderedBatches() async throws {
-        let path = NSTemporaryDirectory() + "herald-writer-\(UUID().uuidString).sqlite"
+        let path = TemporaryPath.make("herald-writer", suffix: ".sqlite")
         let store = FaultInjectingStore(wrapping: try SQLiteStore(path: path))
         let committed = NIOLockedValueBox<[StoredNotification]>([])
         let writer = NotificationWriter(

@@ -100,7 +100,7 @@ import Testing
     }
 
     @Test func sqliteStoreBehindTheGateway() async throws {
-        let path = NSTemporaryDirectory() + "herald-gateway-\(UUID().uuidString).sqlite"
+        let path = TemporaryPath.make("herald-gateway", suffix: ".sqlite")
         let gateway = try await TestGateway.start(store: try SQLiteStore(path: path))
         let connection = try await gateway.connect()
         var ids: [UUID] = []

@@ -7,7 +7,7 @@ import Testing
 
 @Suite struct StoreConformanceTests {
     private static func temporaryPath() -> String {
-        NSTemporaryDirectory() + "herald-store-\(UUID().uuidString).sqlite"
+        TemporaryPath.make("herald-store", suffix: ".sqlite")
     }
 
     @Test func sqliteStoreConforms() async throws {

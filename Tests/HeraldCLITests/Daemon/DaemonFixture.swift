@@ -43,6 +43,11 @@ final class DaemonFixture: Sendable {
         self.daemonArguments = daemonArguments
     }
 
+    /// The data dir holds two copies of a debug executable (about 200 MB): gone with the fixture, not at exit.
+    deinit {
+        TemporaryPath.remove(data)
+    }
+
     static var builtDirectory: String { HeraldProcess.built("herald").deletingLastPathComponent().path }
 
     /// `DATA/bundles/ID.app` with an Info.plist naming `herald-test-app` (`otherApp` gets its own copy of it),
