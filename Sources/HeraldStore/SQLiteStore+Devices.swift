@@ -81,13 +81,13 @@ extension SQLiteStore {
                 arguments: [date.timeIntervalSince1970, retirement.rawValue, token.hex]
             )
             guard db.changesCount > 0 else { return false }
-            try db.execute(
-                sql: """
-                    UPDATE notification SET state = 'discarded', discarded_at = ?, discard_reason = ?
-                    WHERE device_token = ? AND state = 'pending' AND device_id IS NOT NULL
-                    """,
-                arguments: [date.timeIntervalSince1970, DiscardReason.unregistered.rawValue, token.hex]
-            )
+            let owner = try String.fetchOne(db, sql: "SELECT owner FROM device WHERE token = ?", arguments: [token.hex])
+            if let owner {
+                try db.execute(
+                    sql: "UPDATE notification SET state = 'discarded', discarded_at = ?, discard_reason = ? WHERE \(Self.pendingForApp)",
+                    arguments: [date.timeIntervalSince1970, DiscardReason.unregistered.rawValue, owner, token.hex]
+                )
+            }
             return true
         }
     }

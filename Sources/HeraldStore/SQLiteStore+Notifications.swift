@@ -69,33 +69,35 @@ extension SQLiteStore {
         return Delivery(storedAt: notification.receivedAt)
     }
 
+    /// What one app on one device has pending (arguments: the device id, the token), found through the
+    /// device's pending index.
+    static let pendingForApp = "device_id = ? AND device_token = ? AND state = 'pending' AND device_id IS NOT NULL"
+
     /// Discards what the newly stored `notification` replaces: the same collapse id, then the older
     /// ones under `latest`, or the oldest past the cap under `all`.
     private static func applyOfflinePolicy(to notification: StoredNotification, _ db: Database) throws {
-        guard let id = notification.id, let policy = notification.offlinePolicy else { return }
+        guard let id = notification.id, let deviceID = notification.deviceID, let policy = notification.offlinePolicy else { return }
         let at = notification.receivedAt.timeIntervalSince1970
-        let token = notification.deviceToken.hex
-        let pending = "device_token = ? AND state = 'pending' AND device_id IS NOT NULL AND id < ?"
+        let app: StatementArguments = [deviceID, notification.deviceToken.hex]
+        let pending = Self.pendingForApp + " AND id < ?"
         let discard = "UPDATE notification SET state = 'discarded', discarded_at = ?, discard_reason = ? WHERE "
+        let coalesced: StatementArguments = [at, DiscardReason.coalesced.rawValue]
         switch policy.kind {
         case .latest:
-            try db.execute(sql: discard + pending, arguments: [at, DiscardReason.coalesced.rawValue, token, id])
+            try db.execute(sql: discard + pending, arguments: coalesced + app + [id])
             return
         case .all:
             if let collapseID = notification.collapseID {
-                try db.execute(
-                    sql: discard + pending + " AND collapse_id = ?",
-                    arguments: [at, DiscardReason.coalesced.rawValue, token, id, collapseID]
-                )
+                try db.execute(sql: discard + pending + " AND collapse_id = ?", arguments: coalesced + app + [id, collapseID])
             }
             // The id at position `cap` counting down from the newest: it and everything older overflow.
             let oldestKept = try Int64.fetchOne(
                 db,
                 sql: "SELECT id FROM notification WHERE \(pending) ORDER BY id DESC LIMIT 1 OFFSET ?",
-                arguments: [token, id + 1, policy.cap]
+                arguments: app + [id + 1, policy.cap]
             )
             if let oldestKept {
-                try db.execute(sql: discard + pending, arguments: [at, DiscardReason.overflow.rawValue, token, oldestKept + 1])
+                try db.execute(sql: discard + pending, arguments: [at, DiscardReason.overflow.rawValue] + app + [oldestKept + 1])
             }
         }
     }

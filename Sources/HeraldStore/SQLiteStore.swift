@@ -112,6 +112,12 @@ public final class SQLiteStore: Store {
                     WHERE state = 'pending' AND device_id IS NOT NULL;
                 """)
         }
+        migrator.registerMigration("v3: one pending index") { db in
+            // Each notification for an online device enters and leaves the pending indexes once, and one commit
+            // carries many devices' notifications: each index costs about a page per commit per device. The
+            // device's index serves an app's queries too (they name the device): a fifth fewer log frames.
+            try db.execute(sql: "DROP INDEX notification_pending_by_token")
+        }
         return migrator
     }
 

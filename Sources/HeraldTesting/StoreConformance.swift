@@ -182,9 +182,10 @@ public enum StoreConformance {
         #expect(online.allSatisfy { $0.delivery == Delivery() })
         #expect(try await store.pendingNotifications(deviceID: owner, after: collapsed[1].id ?? 0, limit: 10).count == 2)
 
-        // Unregistering discards what was pending for the token.
+        // Unregistering discards what was pending for the token, and only that.
         #expect(try await store.retireDevice(latestApp.token, as: .unregistered, at: now))
         #expect(try await store.notification(id: online[1].uniqueID)?.delivery.discardReason == .unregistered)
+        #expect(try await store.pendingNotifications(deviceID: owner, after: 0, limit: 100).map(\.uniqueID) == [all[3], all[4], collapsed[1]].map(\.uniqueID))
     }
 
     static func deliveryStates(_ store: any Store) async throws {

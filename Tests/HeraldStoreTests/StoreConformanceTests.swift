@@ -39,6 +39,27 @@ import Testing
         #expect(try await writerMode() == 2)
     }
 
+    @Test func anAppsPendingNotificationsAreFoundThroughTheDevicesIndex() async throws {
+        // Storing for an offline device and unregistering an app run these for one app's pending notifications:
+        // a scan of the table instead would cost every stored notification a read of the whole history.
+        let store = try SQLiteStore(path: Self.temporaryPath())
+        let plans = try await store.pool.read { db in
+            let app: StatementArguments = ["device", "token"]
+            return try [
+                ("SELECT id FROM notification WHERE \(SQLiteStore.pendingForApp) AND id < ? ORDER BY id DESC LIMIT 1 OFFSET ?", app + [9, 3]),
+                ("UPDATE notification SET state = 'discarded' WHERE \(SQLiteStore.pendingForApp) AND id < ?", app + [9]),
+                ("UPDATE notification SET state = 'discarded' WHERE \(SQLiteStore.pendingForApp)", app),
+            ].map { sql, arguments in
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments)
+                    .map { $0["detail"] as String }.joined(separator: "; ")
+            }
+        }
+        for plan in plans {
+            #expect(plan.contains("USING INDEX notification_pending_by_device"), "\(plan)")
+            #expect(!plan.contains("TEMP B-TREE"), "\(plan)")
+        }
+    }
+
     @Test func theLogStartsOverWhileWritesNeverPause() async throws {
         // A passive checkpoint beside back-to-back commits never catches up, so SQLite would never start the
         // log over and the file would grow by every commit. Past its frame limit, maintain() makes it start over.
