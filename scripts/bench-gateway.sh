@@ -142,7 +142,7 @@ rounds = lambda rates: ", ".join(f"{r:,.0f}" for r in rates)
 print(f"herald gateway : {herald:10,.0f} notifications/s, median of $ROUNDS rounds ({rounds(herald_rates)}); {$herald_ok} of {$REQUESTS * $ROUNDS} answered 200, {$stored} in the store incl. warm-up and latency runs")
 print(f"herald CPU     : {$cpu_per_request:10.1f} µs per notification (user + system, all threads)")
 print(f"nginx (200)    : {nginx:10,.0f} responses/s, median of $ROUNDS rounds ({rounds(nginx_rates)}), alternating with herald's")
-print(f"ratio          : {herald / nginx:10.2f} x nginx   (target >= 0.45; throughput target >= 40,000/s)")
+print(f"ratio          : {herald / nginx:10.3f} x nginx   (target >= 0.45; throughput target >= 40,000/s)")
 print(f"latency at {$RATE:,}/s: p50 $p50 ms, p99 $p99 ms over $served requests   (target p99 < 5 ms)")
 print(f"nginx at {$RATE:,}/s  : p50 $nginx_p50 ms, p99 $nginx_p99 ms   (the same pacing answered at once: the load generator's share)")
 PY
