@@ -76,15 +76,15 @@ extension SQLiteStore {
         at date: Date
     ) async throws(StoreError) -> Bool {
         try await write("retire a device") { db in
-            try db.execute(
-                sql: "UPDATE device SET retired_at = ?, retirement = ? WHERE token = ?",
+            let retired = try Row.fetchOne(
+                db,
+                sql: "UPDATE device SET retired_at = ?, retirement = ? WHERE token = ? RETURNING owner",
                 arguments: [date.timeIntervalSince1970, retirement.rawValue, token.hex]
             )
-            guard db.changesCount > 0 else { return false }
-            let owner = try String.fetchOne(db, sql: "SELECT owner FROM device WHERE token = ?", arguments: [token.hex])
-            if let owner {
+            guard let retired else { return false }
+            if let owner = retired["owner"] as String? {
                 try db.execute(
-                    sql: "UPDATE notification SET state = 'discarded', discarded_at = ?, discard_reason = ? WHERE \(Self.pendingForApp)",
+                    sql: Self.discardPendingForApp,
                     arguments: [date.timeIntervalSince1970, DiscardReason.unregistered.rawValue, owner, token.hex]
                 )
             }

@@ -71,7 +71,13 @@ extension SQLiteStore {
 
     /// What one app on one device has pending (arguments: the device id, the token), found through the
     /// device's pending index.
-    static let pendingForApp = "device_id = ? AND device_token = ? AND state = 'pending' AND device_id IS NOT NULL"
+    private static let pendingForApp = "device_id = ? AND device_token = ? AND state = 'pending' AND device_id IS NOT NULL"
+    /// Discards an app's pending notifications (arguments: the time, the reason, the device id, the token).
+    static let discardPendingForApp = "UPDATE notification SET state = 'discarded', discarded_at = ?, discard_reason = ? WHERE "
+        + pendingForApp
+    /// Of an app's pending notifications older than an id, the id `cap` places below the newest (arguments: the
+    /// device id, the token, the id, the cap).
+    static let oldestKeptForApp = "SELECT id FROM notification WHERE \(pendingForApp) AND id < ? ORDER BY id DESC LIMIT 1 OFFSET ?"
 
     /// Discards what the newly stored `notification` replaces: the same collapse id, then the older
     /// ones under `latest`, or the oldest past the cap under `all`.
@@ -79,25 +85,20 @@ extension SQLiteStore {
         guard let id = notification.id, let deviceID = notification.deviceID, let policy = notification.offlinePolicy else { return }
         let at = notification.receivedAt.timeIntervalSince1970
         let app: StatementArguments = [deviceID, notification.deviceToken.hex]
-        let pending = Self.pendingForApp + " AND id < ?"
-        let discard = "UPDATE notification SET state = 'discarded', discarded_at = ?, discard_reason = ? WHERE "
+        let discardOlder = Self.discardPendingForApp + " AND id < ?"
         let coalesced: StatementArguments = [at, DiscardReason.coalesced.rawValue]
         switch policy.kind {
         case .latest:
-            try db.execute(sql: discard + pending, arguments: coalesced + app + [id])
+            try db.execute(sql: discardOlder, arguments: coalesced + app + [id])
             return
         case .all:
             if let collapseID = notification.collapseID {
-                try db.execute(sql: discard + pending + " AND collapse_id = ?", arguments: coalesced + app + [id, collapseID])
+                try db.execute(sql: discardOlder + " AND collapse_id = ?", arguments: coalesced + app + [id, collapseID])
             }
             // The id at position `cap` counting down from the newest: it and everything older overflow.
-            let oldestKept = try Int64.fetchOne(
-                db,
-                sql: "SELECT id FROM notification WHERE \(pending) ORDER BY id DESC LIMIT 1 OFFSET ?",
-                arguments: app + [id + 1, policy.cap]
-            )
+            let oldestKept = try Int64.fetchOne(db, sql: Self.oldestKeptForApp, arguments: app + [id + 1, policy.cap])
             if let oldestKept {
-                try db.execute(sql: discard + pending, arguments: [at, DiscardReason.overflow.rawValue] + app + [oldestKept + 1])
+                try db.execute(sql: discardOlder, arguments: [at, DiscardReason.overflow.rawValue] + app + [oldestKept + 1])
             }
         }
     }

@@ -44,11 +44,11 @@ import Testing
         // a scan of the table instead would cost every stored notification a read of the whole history.
         let store = try SQLiteStore(path: Self.temporaryPath())
         let plans = try await store.pool.read { db in
-            let app: StatementArguments = ["device", "token"]
+            let discard: StatementArguments = [0, "coalesced", "device", "token"]
             return try [
-                ("SELECT id FROM notification WHERE \(SQLiteStore.pendingForApp) AND id < ? ORDER BY id DESC LIMIT 1 OFFSET ?", app + [9, 3]),
-                ("UPDATE notification SET state = 'discarded' WHERE \(SQLiteStore.pendingForApp) AND id < ?", app + [9]),
-                ("UPDATE notification SET state = 'discarded' WHERE \(SQLiteStore.pendingForApp)", app),
+                (SQLiteStore.oldestKeptForApp, ["device", "token", 9, 3] as StatementArguments),
+                (SQLiteStore.discardPendingForApp + " AND id < ?", discard + [9]),
+                (SQLiteStore.discardPendingForApp, discard),
             ].map { sql, arguments in
                 try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments)
                     .map { $0["detail"] as String }.joined(separator: "; ")
