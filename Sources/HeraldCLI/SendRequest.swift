@@ -23,7 +23,7 @@ struct SendRequest {
             throw ValidationError("--push-type \(pushType) is not one of \(PushType.allKnown.map(\.rawValue).joined(separator: ", "))")
         }
         do {
-            _ = try PayloadCheck.check(file.payload, pushType: pushType)
+            try PayloadCheck.check(file.payload, pushType: pushType)
         } catch {
             throw ValidationError("the payload cannot be sent: \(error.detail) (APNs would answer \(error.reason))")
         }

@@ -149,7 +149,7 @@ final class ProviderRequestProcessor: Sendable {
                 throw Rejection(.payloadTooLarge, "payload is \(request.bodyLength) bytes; the limit for \(pushType) is \(pushType.maximumPayloadSize)")
             }
             let payload = Data(request.body.readableBytesView)
-            _ = try PayloadCheck.check(payload, pushType: pushType)
+            try PayloadCheck.check(payload, pushType: pushType)
             let (topic, bundleID) = try resolveTopic(head, grant: grant)
             guard let device = loaded.device ?? directory.cachedDevice(head.deviceToken) else {
                 return .loadDevice(head.deviceToken)

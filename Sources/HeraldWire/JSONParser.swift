@@ -11,6 +11,9 @@ public struct JSONParser {
     private let bytes: UnsafeRawBufferPointer
     private var index = 0
     private var depth = 0
+    /// Just entered a container: its first entry has no comma before it. (Containers nest, and an inner one
+    /// has ended before its outer one reads on, so one flag serves every level.)
+    private var atContainerStart = false
     private static let maximumDepth = 64
 
     init(_ bytes: UnsafeRawBufferPointer) {
@@ -19,16 +22,13 @@ public struct JSONParser {
 
     mutating func parseDocument() throws(SyntaxError) -> JSONValue {
         let value = try parseValue()
-        skipWhitespace()
-        guard index == bytes.count else { throw SyntaxError(offset: index) }
+        try finishDocument()
         return value
     }
 
     /// Parses a document that must be an object, keeping the value of its member `rawKey` as the byte range
     /// it was sent in (checked, not parsed into a value); a repeated key counts once, the last time.
     mutating func parseObjectDocument(keepingRaw rawKey: String) throws(SyntaxError) -> (members: [String: JSONValue], raw: Range<Int>?) {
-        skipWhitespace()
-        guard current == UInt8(ascii: "{") else { throw SyntaxError(offset: index) }
         var members: [String: JSONValue] = [:]
         members.reserveCapacity(16)
         var raw: Range<Int>?
@@ -42,8 +42,7 @@ public struct JSONParser {
                 members[key] = try parser.parseValue()
             }
         }
-        skipWhitespace()
-        guard index == bytes.count else { throw SyntaxError(offset: index) }
+        try finishDocument()
         return (members, raw)
     }
 
@@ -63,7 +62,7 @@ public struct JSONParser {
         }
     }
 
-    private mutating func parseValue() throws(SyntaxError) -> JSONValue {
+    mutating func parseValue() throws(SyntaxError) -> JSONValue {
         skipWhitespace()
         guard let byte = current else { throw SyntaxError(offset: index) }
         switch byte {
@@ -83,6 +82,69 @@ public struct JSONParser {
         index += 1
     }
 
+    // MARK: Reading step by step, for checks that need no values built
+
+    /// The next byte after whitespace, without consuming it; nil at the end.
+    mutating func peek() -> UInt8? {
+        skipWhitespace()
+        return current
+    }
+
+    /// Enters the object that comes next and returns true; returns false, consuming nothing, if the next
+    /// value is not an object. ``nextMember()`` then reads it.
+    mutating func enterObject() throws(SyntaxError) -> Bool {
+        guard peek() == UInt8(ascii: "{") else { return false }
+        try enter()
+        atContainerStart = true
+        return true
+    }
+
+    /// The next member's key, leaving the parser at its value (which the caller must consume), or nil once
+    /// the object has ended.
+    mutating func nextMember() throws(SyntaxError) -> String? {
+        guard try nextEntry(closingWith: UInt8(ascii: "}")) else { return nil }
+        guard peek() == UInt8(ascii: "\"") else { throw SyntaxError(offset: index) }
+        let key = try parseString()
+        skipWhitespace()
+        try expect(":")
+        return key
+    }
+
+    /// Enters the array that comes next and returns true; returns false, consuming nothing, if the next
+    /// value is not an array. ``nextElement()`` then reads it.
+    mutating func enterArray() throws(SyntaxError) -> Bool {
+        guard peek() == UInt8(ascii: "[") else { return false }
+        try enter()
+        atContainerStart = true
+        return true
+    }
+
+    /// Whether another element follows (the caller must consume it); false once the array has ended.
+    mutating func nextElement() throws(SyntaxError) -> Bool {
+        try nextEntry(closingWith: UInt8(ascii: "]"))
+    }
+
+    /// Steps past the comma before an entry, or past the container's closing byte (then false).
+    private mutating func nextEntry(closingWith closing: UInt8) throws(SyntaxError) -> Bool {
+        let isFirst = atContainerStart
+        atContainerStart = false
+        if peek() == closing {
+            index += 1
+            depth -= 1
+            return false
+        }
+        if !isFirst {
+            guard current == UInt8(ascii: ",") else { throw SyntaxError(offset: index) }
+            index += 1
+        }
+        return true
+    }
+
+    /// Checks that nothing but whitespace follows the document.
+    mutating func finishDocument() throws(SyntaxError) {
+        guard peek() == nil else { throw SyntaxError(offset: index) }
+    }
+
     private mutating func parseObject() throws(SyntaxError) -> JSONValue {
         // Room for a typical object up front: growing a dictionary rehashes every key.
         var object: [String: JSONValue] = [:]
@@ -93,23 +155,9 @@ public struct JSONParser {
 
     /// Reads `{ "key": value, … }`, leaving each value to `member`, which must consume it.
     private mutating func parseMembers(_ member: (inout JSONParser, String) throws(SyntaxError) -> Void) throws(SyntaxError) {
-        try enter()
-        defer { depth -= 1 }
-        skipWhitespace()
-        if current == UInt8(ascii: "}") { index += 1; return }
-        while true {
-            skipWhitespace()
-            guard current == UInt8(ascii: "\"") else { throw SyntaxError(offset: index) }
-            let key = try parseString()
-            skipWhitespace()
-            try expect(":")
+        guard try enterObject() else { throw SyntaxError(offset: index) }
+        while let key = try nextMember() {
             try member(&self, key)
-            skipWhitespace()
-            switch current {
-            case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "}"): index += 1; return
-            default: throw SyntaxError(offset: index)
-            }
         }
     }
 
@@ -121,29 +169,36 @@ public struct JSONParser {
 
     /// Reads `[ value, … ]`, leaving each value to `element`, which must consume it.
     private mutating func parseElements(_ element: (inout JSONParser) throws(SyntaxError) -> Void) throws(SyntaxError) {
-        try enter()
-        defer { depth -= 1 }
-        skipWhitespace()
-        if current == UInt8(ascii: "]") { index += 1; return }
-        while true {
+        guard try enterArray() else { throw SyntaxError(offset: index) }
+        while try nextElement() {
             try element(&self)
-            skipWhitespace()
-            switch current {
-            case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "]"): index += 1; return
-            default: throw SyntaxError(offset: index)
-            }
         }
     }
 
-    /// Checks one value as ``parseValue()`` would, building no containers.
-    private mutating func skipValue() throws(SyntaxError) {
-        skipWhitespace()
-        switch current {
+    /// Checks one value as ``parseValue()`` would, building no containers and no strings.
+    mutating func skipValue() throws(SyntaxError) {
+        switch peek() {
         case UInt8(ascii: "{"): try parseMembers { parser, _ throws(SyntaxError) in try parser.skipValue() }
         case UInt8(ascii: "["): try parseElements { parser throws(SyntaxError) in try parser.skipValue() }
+        case UInt8(ascii: "\""): try skipString()
         default: _ = try parseValue()
         }
+    }
+
+    private mutating func skipString() throws(SyntaxError) {
+        let start = index
+        index += 1  // opening quote
+        var highBits: UInt8 = 0
+        while let byte = current, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\"), byte >= 0x20 {
+            highBits |= byte
+            index += 1
+        }
+        if current == UInt8(ascii: "\""), highBits < 0x80 {
+            index += 1
+            return
+        }
+        index = start  // escapes or non-ASCII bytes: the full reading checks them
+        _ = try parseString()
     }
 
     private mutating func parseString() throws(SyntaxError) -> String {

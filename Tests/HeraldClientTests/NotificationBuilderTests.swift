@@ -27,7 +27,7 @@ import Testing
         #expect(notification.topic.hasSuffix(pushType.topicSuffix))
         #expect(pushType == .mdm || pushType.bundleID(fromTopic: notification.topic) == "com.example.app")
         try notification.validate()
-        _ = try PayloadCheck.check(notification.payload, pushType: pushType)
+        try PayloadCheck.check(notification.payload, pushType: pushType)
     }
 
     @Test func typeSpecificRulesAreBuiltIn() throws {
@@ -80,7 +80,7 @@ import Testing
         ])
         #expect(aps["sound"] == .object(["critical": .integer(1), "name": .string("siren.caf"), "volume": .number(0.5)]))
         #expect(json["id"]?.integerValue == 42)
-        _ = try PayloadCheck.check(payload.encoded(), pushType: .alert)
+        try PayloadCheck.check(payload.encoded(), pushType: .alert)
     }
 
     @Test func aBodyOnlyAlertIsAString() throws {

@@ -11,7 +11,8 @@ import Testing
         #expect(value["o"] == .object([:]))
     }
 
-    @Test(arguments: ["", "{", "{\"a\":}", "[1,]", "01", "1.", "\"\u{01}\"", "{\"a\":1} x", "nul", "{'a':1}", "\"\\ud800\""])
+    @Test(arguments: ["", "{", "{\"a\":}", "[1,]", "01", "1.", "\"\u{01}\"", "{\"a\":1} x", "nul", "{'a':1}", "\"\\ud800\"",
+        "{,}", "[,1]", "{\"a\":1,}", "{\"a\":1 \"b\":2}", "[1 2]", "{\"a\" 1}", "[1,,2]"])
     func rejectsMalformedDocuments(_ text: String) {
         #expect(throws: JSONParser.SyntaxError.self) { try JSONValue.parse(Data(text.utf8)) }
     }

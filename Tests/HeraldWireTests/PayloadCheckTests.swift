@@ -5,7 +5,7 @@ import Testing
 @Suite struct PayloadCheckTests {
     private func reason(_ text: String, _ pushType: PushType = .alert) -> APNsReason? {
         do {
-            _ = try PayloadCheck.check(Data(text.utf8), pushType: pushType)
+            try PayloadCheck.check(Data(text.utf8), pushType: pushType)
             return nil
         } catch {
             return error.reason
@@ -24,9 +24,22 @@ import Testing
         #"{"aps":{"badge":"x"}}"#, #"{"aps":{"alert":3}}"#, #"{"aps":"hello"}"#, #"{"aps":{"sound":{"volume":2}}}"#,
         #"{"aps":{"alert":{"title":5}}}"#, #"{"aps":{"interruption-level":"loud"}}"#, #"{"aps":{"relevance-score":3}}"#,
         #"{"aps":{"thread-id":1}}"#, #"[1,2]"#, #"{"aps":"#, "not json",
+        // Malformed after a well-formed aps, in parts that are only skipped, or a key sent twice.
+        #"{"aps":{"alert":"Hi"}} x"#, #"{"aps":{"badge":1,}}"#, #"{"aps":{},"custom":[1,]}"#, #"{"custom":{"a":1 "b":2}}"#,
+        #"{"custom":"\x"}"#, #"{"aps":{"badge":1,"badge":"x"}}"#, #"{"aps":{"alert":{"title":"T"}},"aps":{"sound":7}}"#,
+        #"{"aps":{"alert":{"loc-args":["a",{}]}}}"#, #"{"aps":{"content-state":[]}}"#,
     ])
     func rejectsWrongShapesAsBadPayload(_ text: String) {
         #expect(reason(text) == .badPayload)
+    }
+
+    @Test func skippedPartsAreCheckedAsJSON() {
+        #expect(reason(#"{"custom":{"s":"a\"b\u00e9","n":[1,-2.5e3,true,null,{}]},"aps":{"alert":"é"}}"#) == nil)
+        let invalidUTF8: [UInt8] = Array(#"{"custom":""#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8)
+        let error = #expect(throws: Rejection.self) { try PayloadCheck.check(Data(invalidUTF8), pushType: .alert) }
+        #expect(error?.reason == .badPayload)
+        let deep = #"{"custom":"# + String(repeating: "[", count: 100) + String(repeating: "]", count: 100) + "}"
+        #expect(reason(deep) == .badPayload)
     }
 
     @Test func emptyBodyIsPayloadEmpty() {
