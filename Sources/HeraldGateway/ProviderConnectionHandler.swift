@@ -67,15 +67,17 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
         let id = frame.streamID
         switch frame.payload {
         case .headers(let headers):
-            if streams[id] == nil, id > highestStreamID {
+            if id > highestStreamID {
                 highestStreamID = id
                 guard RequestHeaderBlock.isWellFormed(headers.headers) else { return reset(id, context: context) }
                 connection.streamOpened(id)
-                streams[id] = OpenStream(headers: headers.headers.map { ($0.name, $0.value) }, body: context.channel.allocator.buffer(capacity: 0))
-            } else if streams[id] != nil, !RequestHeaderBlock.isWellFormedTrailers(headers.headers) {
-                return reset(id, context: context)  // HEADERS on an open stream are trailers
+                let stream = OpenStream(headers: headers.headers.map { ($0.name, $0.value) }, body: context.channel.allocator.buffer(capacity: 0))
+                update(id, stream, requestEnded: headers.endStream)
+            } else if let stream = streams[id] {
+                // HEADERS on an open stream are trailers.
+                guard RequestHeaderBlock.isWellFormedTrailers(headers.headers) else { return reset(id, context: context) }
+                if headers.endStream { update(id, stream, requestEnded: true) }
             }
-            if headers.endStream { requestEnded(id) }
         case .data(let data):
             if case .byteBuffer(var bytes) = data.data, var stream = streams[id] {
                 stream.bodyLength += bytes.readableBytes
@@ -83,12 +85,7 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
                 if room > 0, let kept = bytes.readSlice(length: min(room, bytes.readableBytes)) {
                     stream.body.writeImmutableBuffer(kept)
                 }
-                streams[id] = stream
-                if data.endStream {
-                    requestEnded(id)
-                } else if stream.bodyLength > ProviderRequest.bodyKeepLimit {
-                    submit(id)  // too large for every push type: answer now instead of reading on
-                }
+                update(id, stream, requestEnded: data.endStream)
             }
         case .rstStream:
             if streams.removeValue(forKey: id) != nil { connection.streamClosed() }
@@ -104,25 +101,27 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        // Most frequent first: a request brings three window updates, a stream's creation and its closing, and
+        // each `as` that fails is a dynamic cast.
         switch event {
-        case is IdleStateHandler.IdleStateEvent:
-            connection.startDraining(.idleTimeout)
-        case let window as NIOHTTP2WindowUpdatedEvent where window.streamID == .rootStream:
+        case let window as NIOHTTP2WindowUpdatedEvent:
             // Top the connection window up once half is used: every byte the client sent counts, including
             // padding and DATA for streams already answered, so clients never stall on it.
-            if let size = window.inboundWindowSize, size < Self.connectionWindow / 2 {
+            if window.streamID == .rootStream, let size = window.inboundWindowSize, size < Self.connectionWindow / 2 {
                 context.write(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: Self.connectionWindow - size))), promise: nil)
                 needsFlush = true
                 if !reading { scheduleFlush() }
             }
-            context.fireUserInboundEventTriggered(event)
         case let closed as StreamClosedEvent:
             // The HTTP/2 layer closed a stream we still held (a protocol error on it): forget it.
             if streams.removeValue(forKey: closed.streamID) != nil { connection.streamClosed() }
-            context.fireUserInboundEventTriggered(event)
+        case is IdleStateHandler.IdleStateEvent:
+            connection.startDraining(.idleTimeout)
+            return
         default:
-            context.fireUserInboundEventTriggered(event)
+            break
         }
+        context.fireUserInboundEventTriggered(event)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -154,15 +153,16 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
         needsFlush = true
     }
 
-    private func requestEnded(_ id: HTTP2StreamID) {
-        streams[id]?.requestEnded = true
-        submit(id)
-    }
-
-    private func submit(_ id: HTTP2StreamID) {
-        guard var stream = streams[id], !stream.submitted else { return }
-        stream.submitted = true
+    /// Keeps `stream` as read so far, and hands its request to the processor once it has ended, or as soon as
+    /// its body is too large for every push type (answered without reading on).
+    private func update(_ id: HTTP2StreamID, _ stream: OpenStream, requestEnded: Bool) {
+        var stream = stream
+        stream.requestEnded = stream.requestEnded || requestEnded
+        let submits = !stream.submitted && (stream.requestEnded || stream.bodyLength > ProviderRequest.bodyKeepLimit)
+        stream.submitted = stream.submitted || submits
+        // Kept before processing: an answer can come at once, and it finds its stream here.
         streams[id] = stream
+        guard submits else { return }
         let request = ProviderRequest(headers: stream.headers, body: stream.body, bodyLength: stream.bodyLength)
         processor.process(request, on: connection) { response in
             self.respond(id, response)
