@@ -119,6 +119,10 @@ import Testing
             "te other than trailers": Raw.requestHeaders(path: path) + Raw.literal("te", "gzip"),
             "CR in a value": Raw.requestHeaders(path: path) + Raw.literal("x-a", "a\rb"),
             "NUL in a value": Raw.requestHeaders(path: path) + Raw.literal("x-a", "a\u{0}b"),
+            // Long values are checked many bytes at a time: a forbidden byte in the middle of one.
+            "LF inside a long value": Raw.requestHeaders(path: path)
+                + Raw.literal("x-a", String(repeating: "a", count: 100) + "\n" + String(repeating: "b", count: 150)),
+            "DEL inside a long :path": post + Raw.literal(":path", path + "\u{7F}" + String(repeating: "c", count: 100)),
         ]
         let raw = try await Raw.connect(port: gateway.gateway.providerPort)
         var streams: [UInt32: String] = [:]
