@@ -165,6 +165,7 @@ let package = Package(
             dependencies: [
                 "HeraldGateway", "HeraldTesting", "HeraldStore", "HeraldClient", "HeraldWire", "UserNotifications",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

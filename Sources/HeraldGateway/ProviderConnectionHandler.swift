@@ -33,6 +33,7 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
     private var reading = false
     private var needsFlush = false
     private var flushScheduled = false
+    private var indexedIDHeaders: IndexedIDHeaders = []
 
     init(connection: ProviderConnection, processor: ProviderRequestProcessor, metrics: GatewayMetrics) {
         self.connection = connection
@@ -175,7 +176,7 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
         // The answer's last frame; once it is out, a client still sending is told to stop (RFC 9113 §8.1).
         // Resetting earlier would drop the answer's DATA still waiting in the flow-control buffer.
         let sent: EventLoopPromise<Void>? = stream.requestEnded ? nil : context.eventLoop.makePromise()
-        context.write(wrapOutboundOut(HTTP2Frame(streamID: id, payload: .headers(.init(headers: response.headers, endStream: body == nil)))), promise: body == nil ? sent : nil)
+        context.write(wrapOutboundOut(HTTP2Frame(streamID: id, payload: .headers(.init(headers: response.headers(indexed: &indexedIDHeaders), endStream: body == nil)))), promise: body == nil ? sent : nil)
         if let body {
             context.write(wrapOutboundOut(HTTP2Frame(streamID: id, payload: .data(.init(data: .byteBuffer(body), endStream: true)))), promise: sent)
         }

@@ -5,6 +5,7 @@ import HeraldStore
 import HeraldTesting
 import HeraldWire
 import NIOCore
+import NIOHPACK
 import Testing
 
 /// APNs' HTTP/2 connection behaviour: stream limits, idle and error closes, graceful shutdown.
@@ -30,6 +31,45 @@ import Testing
         #expect(try await connection.send(try await gateway.push { $0.jwt = nil; $0.extraHeaders = [] }).reason == .missingProviderToken)
         try await connection.ping()
         #expect(connection.observedState.maximumConcurrentStreams == 1)
+        try await gateway.stop()
+    }
+
+    /// An `apns-id` never repeats, so only its name is worth a place in the client's HPACK table: the first answer
+    /// on a connection puts the field there, and every later answer names the header by its index.
+    @Test func answersNameTheirIDHeaderByIndexAfterTheFirst() async throws {
+        let gateway = try await TestGateway.start { $0.plaintext = true }
+        let path = "/3/device/\(try await gateway.issueToken())"
+        let raw = try await RawHTTP2Connection.connect(port: gateway.gateway.providerPort)
+        // No token: each request is answered 403 at once.
+        let ids = (1...3).map { "00000000-0000-0000-0000-00000000000\($0)" }
+        for (index, id) in ids.enumerated() {
+            let request = RawHTTP2Connection.requestHeaders(path: path) + RawHTTP2Connection.literal("apns-id", id)
+            try await raw.write(RawHTTP2Connection.frame(type: 0x1, flags: 0x5, stream: UInt32(2 * index + 1), payload: request))
+            _ = try await raw.bytes(until: { RawHTTP2Connection.headerBlocks(in: $0).count > index })
+        }
+        let blocks = RawHTTP2Connection.headerBlocks(in: try await raw.bytes(until: { _ in true }))
+        try #require(blocks.count == 3)
+
+        var decoder = HPACKDecoder(allocator: .init())
+        let answers = try blocks.map { block in
+            var buffer = ByteBuffer(bytes: block)
+            return try decoder.decodeHeaders(from: &buffer)
+        }
+        #expect(answers.map { $0.first(name: ":status") } == ["403", "403", "403"])
+        #expect(answers.map { $0.first(name: "apns-id") } == ids)
+
+        // What an encoder sends for the same answers when it indexes the field once, then only refers to its name.
+        var encoder = HPACKEncoder(allocator: .init())
+        let expected = try (0..<3).map { index in
+            var headers = HPACKHeaders()
+            headers.add(name: ":status", value: "403")
+            headers.add(name: "apns-id", value: ids[index], indexing: index == 0 ? .indexable : .nonIndexable)
+            headers.add(name: "content-type", value: "application/json")
+            var buffer = ByteBuffer()
+            try encoder.encode(headers: headers, to: &buffer)
+            return Array(buffer.readableBytesView)
+        }
+        #expect(blocks == expected)
         try await gateway.stop()
     }
 

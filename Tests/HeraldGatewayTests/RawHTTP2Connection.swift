@@ -51,6 +51,20 @@ final class RawHTTP2Connection: Sendable {
         return found
     }
 
+    /// The header block of each HEADERS frame in `bytes` (frames without padding or priority, as the gateway sends).
+    static func headerBlocks(in bytes: ByteBuffer) -> [[UInt8]] {
+        var buffer = bytes
+        var blocks: [[UInt8]] = []
+        while buffer.readableBytes >= 9 {
+            let length = Int(buffer.getInteger(at: buffer.readerIndex, as: UInt32.self)! >> 8)
+            let type = buffer.getInteger(at: buffer.readerIndex + 3, as: UInt8.self)!
+            guard buffer.readableBytes >= 9 + length else { break }
+            if type == 0x1 { blocks.append(buffer.getBytes(at: buffer.readerIndex + 9, length: length)!) }
+            buffer.moveReaderIndex(forwardBy: 9 + length)
+        }
+        return blocks
+    }
+
     /// The error code of the first GOAWAY in `bytes`, if any.
     static func goAwayErrorCode(in bytes: ByteBuffer) -> UInt32? {
         var buffer = bytes
