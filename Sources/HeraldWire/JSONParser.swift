@@ -93,10 +93,7 @@ public struct JSONParser {
     /// Enters the object that comes next and returns true; returns false, consuming nothing, if the next
     /// value is not an object. ``nextMember()`` then reads it.
     mutating func enterObject() throws(SyntaxError) -> Bool {
-        guard peek() == UInt8(ascii: "{") else { return false }
-        try enter()
-        atContainerStart = true
-        return true
+        try enterContainer(opening: UInt8(ascii: "{"))
     }
 
     /// The next member's key, leaving the parser at its value (which the caller must consume), or nil once
@@ -113,15 +110,19 @@ public struct JSONParser {
     /// Enters the array that comes next and returns true; returns false, consuming nothing, if the next
     /// value is not an array. ``nextElement()`` then reads it.
     mutating func enterArray() throws(SyntaxError) -> Bool {
-        guard peek() == UInt8(ascii: "[") else { return false }
-        try enter()
-        atContainerStart = true
-        return true
+        try enterContainer(opening: UInt8(ascii: "["))
     }
 
     /// Whether another element follows (the caller must consume it); false once the array has ended.
     mutating func nextElement() throws(SyntaxError) -> Bool {
         try nextEntry(closingWith: UInt8(ascii: "]"))
+    }
+
+    private mutating func enterContainer(opening: UInt8) throws(SyntaxError) -> Bool {
+        guard peek() == opening else { return false }
+        try enter()
+        atContainerStart = true
+        return true
     }
 
     /// Steps past the comma before an entry, or past the container's closing byte (then false).

@@ -113,10 +113,7 @@ public enum PayloadCheck {
     }
 
     private static func readAlert(_ reader: inout Reader) throws(Rejection) {
-        if reader.peek() == UInt8(ascii: "\"") { return try reader.skipValue() }
-        guard try reader.enterObject() else {
-            throw Rejection(.badPayload, "\"alert\" must be a string or a dictionary")
-        }
+        guard try enterDictionaryUnlessString(&reader, "alert") else { return }
         while let key = try reader.nextMember() {
             switch key {
             case _ where key.hasSuffix("-args"):
@@ -136,10 +133,7 @@ public enum PayloadCheck {
     }
 
     private static func readSound(_ reader: inout Reader) throws(Rejection) {
-        if reader.peek() == UInt8(ascii: "\"") { return try reader.skipValue() }
-        guard try reader.enterObject() else {
-            throw Rejection(.badPayload, "\"sound\" must be a string or a dictionary")
-        }
+        guard try enterDictionaryUnlessString(&reader, "sound") else { return }
         while let key = try reader.nextMember() {
             switch key {
             case "critical":
@@ -156,6 +150,18 @@ public enum PayloadCheck {
                 try reader.skipValue()
             }
         }
+    }
+
+    /// For a key that takes a string or a dictionary: skips a string and returns false, or enters the dictionary.
+    private static func enterDictionaryUnlessString(_ reader: inout Reader, _ key: String) throws(Rejection) -> Bool {
+        if reader.peek() == UInt8(ascii: "\"") {
+            try reader.skipValue()
+            return false
+        }
+        guard try reader.enterObject() else {
+            throw Rejection(.badPayload, "\"\(key)\" must be a string or a dictionary")
+        }
+        return true
     }
 
     private static func readString(_ reader: inout Reader, _ key: String) throws(Rejection) {
