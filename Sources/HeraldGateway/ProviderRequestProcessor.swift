@@ -102,9 +102,10 @@ final class ProviderRequestProcessor: Sendable {
         case .answer(let response):
             finish(response)
         case .store(let notification):
+            // The answer captures only the ids: capturing the notification would copy it.
             let uniqueID = configuration.environment == .development ? notification.uniqueID : nil
             writer.submit(notification, on: eventLoop) { failure in
-                finish(ProviderResponse(apnsID: notification.apnsID, uniqueID: failure == nil ? uniqueID : nil, rejection: failure))
+                finish(ProviderResponse(apnsID: apnsID, uniqueID: failure == nil ? uniqueID : nil, rejection: failure))
             }
         case .loadKey(let teamID, let keyID):
             directory.loadKey(teamID: teamID, keyID: keyID, on: eventLoop).assumeIsolated().whenComplete { result in

@@ -30,9 +30,10 @@ final class DeviceHub: Sendable {
     func committed(_ notifications: [StoredNotification]) {
         var byLink: [(DeviceLink, StoredNotification)] = []
         links.withLock { links in
-            for notification in notifications where notification.delivery.state == .pending {
-                if let deviceID = notification.deviceID, let link = links[deviceID] {
-                    byLink.append((link, notification))
+            // By index: `for notification in notifications` would copy every one, even those it skips.
+            for index in notifications.indices where notifications[index].delivery.state == .pending {
+                if let deviceID = notifications[index].deviceID, let link = links[deviceID] {
+                    byLink.append((link, notifications[index]))
                 }
             }
         }
