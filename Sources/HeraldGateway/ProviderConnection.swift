@@ -89,8 +89,8 @@ final class ProviderConnection {
     }
 
     /// Closes the connection gracefully: GOAWAY with `{"reason": …}` names the last stream the gateway
-    /// will answer; the HTTP/2 layer refuses newer ones (REFUSED_STREAM, safe to retry). Open streams finish
-    /// (their requests are answered with the reason); after the grace period the connection closes regardless.
+    /// will answer; the HTTP/2 layer ignores newer ones (never processed, safe to retry). Open streams finish
+    /// (requests still arriving are answered with the reason); after the grace period the connection closes regardless.
     func startDraining(_ reason: APNsReason) {
         guard drainReason == nil, channel.isActive else { return }
         drainReason = reason

@@ -129,7 +129,10 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
         // A stream error ends one stream (the HTTP/2 layer has reset it); the other answers still go out.
         // (Malformed header blocks never get here: channelRead resets their streams itself.)
         // Connection errors (floods, oversized frames, bad HPACK) end the connection, never the process.
-        if !Self.isStreamScoped(error) {
+        // Once draining, the GOAWAY already bounds the connection (it closes when its open requests are answered,
+        // or after the grace period): frames a client sent before it read the GOAWAY make the HTTP/2 layer raise
+        // errors (DATA for a stream it refused), and those must not cut off answers to requests already accepted.
+        if !Self.isStreamScoped(error), connection.drainReason == nil {
             context.close(promise: nil)
         }
     }

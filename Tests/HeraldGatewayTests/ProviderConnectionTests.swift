@@ -128,6 +128,45 @@ import Testing
         #expect(try await store.notification(id: uniqueID) != nil)
     }
 
+    /// A client that has not yet read the GOAWAY keeps sending: a new stream past its last stream id is ignored (not
+    /// processed, so safe to send again), and that stream's DATA must not end the connection before the open
+    /// request's 200.
+    @Test func framesCrossingTheShutdownGoAwayDoNotCutOffOpenRequests() async throws {
+        typealias Raw = RawHTTP2Connection
+        let gateway = try await TestGateway.start { $0.plaintext = true }
+        let store = try #require(gateway.store as? FaultInjectingStore)
+        let path = "/3/device/\(try await gateway.issueToken())"
+        let headers = Raw.requestHeaders(path: path) + Raw.literal("authorization", "bearer \(try gateway.jwt())")
+            + Raw.literal("apns-topic", TestGateway.topic)
+        let body = Array(#"{"aps":{"alert":"hi"}}"#.utf8)
+        func request(stream: UInt32) -> [UInt8] {
+            Raw.frame(type: 0x1, flags: 0x4, stream: stream, payload: headers) + Raw.frame(type: 0x0, flags: 0x1, stream: stream, payload: body)
+        }
+        let raw = try await Raw.connect(port: gateway.gateway.providerPort)
+        try await raw.write(request(stream: 1))
+        _ = try await raw.bytes(until: { Raw.headersFrames(in: $0).count == 1 })
+
+        store.holdWrites()
+        try await raw.write(request(stream: 3))
+        while store.heldWriteCount == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        let stopping = Task { try await gateway.stop() }
+        _ = try await raw.bytes(until: { Raw.goAwayErrorCode(in: $0) != nil })
+        try await raw.write(request(stream: 5))
+        try await Task.sleep(for: .milliseconds(100))  // the gateway reads stream 5 while stream 3 is still held
+        store.releaseWrites()
+
+        let received = try #require(try await raw.bytesUntilClosed())
+        try await stopping.value
+        #expect(Raw.headersFrames(in: received).map(\.stream) == [1, 3])
+        var decoder = HPACKDecoder(allocator: .init())
+        let statuses = try Raw.headerBlocks(in: received).map { block in
+            var buffer = ByteBuffer(bytes: block)
+            return try decoder.decodeHeaders(from: &buffer).first(name: ":status")
+        }
+        #expect(statuses == ["200", "200"])
+        #expect(try await store.notificationCount() == 2)  // stream 5 was not processed
+    }
+
     @Test func certificateAuthenticationNamesTheTopic() async throws {
         let gateway = try await TestGateway.start()
         let single = try await gateway.connect(clientCertificate: try gateway.clientCertificate(topics: [TestGateway.topic]))
