@@ -90,7 +90,7 @@ struct JWTValidate: AsyncParsableCommand {
         let moment = now.map { Date(timeIntervalSince1970: TimeInterval($0)) } ?? Date()
         let age = Int64(moment.timeIntervalSince1970) - parsed.issuedAt
         let issued = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(parsed.issuedAt)))
-        if age < -60 {
+        if parsed.isIssuedInTheFuture(at: moment) {
             problems.append("issued in the future")
             print("✗ issued \(issued), \(Self.minutes(-age)) from now: check this machine's clock")
         } else if parsed.isExpired(at: moment) {

@@ -5,14 +5,16 @@ public import HeraldWire
 /// The provider-token rules APNs applies per connection, as a value type that decides and remembers.
 ///
 /// The first valid token binds the connection to its team. A later token from another team is
-/// `UnrelatedKeyIdInToken`; a token other than the current one within 20 minutes of it is
-/// `TooManyProviderTokenUpdates`.
+/// `UnrelatedKeyIdInToken`; a token other than the current one issued within 20 minutes of it is
+/// `TooManyProviderTokenUpdates`. The 20 minutes run between the tokens' `iat`s, not from when the current
+/// token reached this connection: a connection that starts with a token near the end of its hour (shared by
+/// the provider's connections) can take its successor at once.
 public struct ConnectionAuthState: Sendable, Hashable {
     /// The team of the connection's first valid token.
     public private(set) var teamID: String?
-    /// The token in use and when it was first accepted on this connection.
+    /// The token in use and its `iat`.
     public private(set) var currentToken: String?
-    public private(set) var currentTokenSince: Date?
+    public private(set) var currentTokenIssuedAt: Int64?
 
     /// APNs lets a connection change its token at most this often.
     public static let minimumTokenUpdateInterval: TimeInterval = 20 * 60
@@ -44,12 +46,15 @@ public struct ConnectionAuthState: Sendable, Hashable {
         if token.isExpired(at: now) {
             throw Rejection(.expiredProviderToken, "the token was issued more than an hour ago; sign a new one")
         }
+        if token.isIssuedInTheFuture(at: now) {
+            throw Rejection(.invalidProviderToken, "the token's iat is later than the gateway's clock; check the provider's clock")
+        }
         if jwt == currentToken { return }
-        if let since = currentTokenSince, now.timeIntervalSince(since) < Self.minimumTokenUpdateInterval {
-            throw Rejection(.tooManyProviderTokenUpdates, "a connection may change its provider token once every 20 minutes")
+        if let issuedAt = currentTokenIssuedAt, Double(token.issuedAt - issuedAt) < Self.minimumTokenUpdateInterval {
+            throw Rejection(.tooManyProviderTokenUpdates, "a connection may change its provider token once every 20 minutes (by iat)")
         }
         teamID = token.teamID
         currentToken = jwt
-        currentTokenSince = now
+        currentTokenIssuedAt = token.issuedAt
     }
 }

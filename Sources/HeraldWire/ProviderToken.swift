@@ -69,8 +69,16 @@ public struct ProviderToken: Sendable, Hashable {
         Double(issuedAt) < now.timeIntervalSince1970 - Self.lifetime
     }
 
+    /// Whether the token claims to be issued later than `now`, beyond a minute's difference between clocks.
+    public func isIssuedInTheFuture(at now: Date) -> Bool {
+        Double(issuedAt) > now.timeIntervalSince1970 + Self.clockSkew
+    }
+
     /// APNs refuses tokens older than this many seconds.
     public static let lifetime: Double = 3600
+
+    /// How far ahead of the gateway's clock a provider's clock may run.
+    public static let clockSkew: Double = 60
 
     /// Signs a new provider token.
     public static func sign(

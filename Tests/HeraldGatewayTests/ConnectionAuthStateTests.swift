@@ -56,6 +56,28 @@ import Testing
         #expect(reason(&state, try token(), key: key()) == nil)
     }
 
+    /// The 20 minutes run between the tokens' `iat`s: a connection whose first token is nearly an hour old takes its
+    /// successor at once, and backdating tokens does not allow faster changes.
+    @Test func updatesAreCountedByIssueTime() throws {
+        var state = ConnectionAuthState()
+        #expect(reason(&state, try token(age: 3595), key: key()) == nil)
+        #expect(reason(&state, try token(), key: key()) == nil)
+
+        var backdating = ConnectionAuthState()
+        #expect(reason(&backdating, try token(age: 3000), key: key()) == nil)
+        #expect(reason(&backdating, try token(age: 2999), key: key()) == .tooManyProviderTokenUpdates)
+        #expect(reason(&backdating, try token(age: 3001), key: key()) == .tooManyProviderTokenUpdates)
+    }
+
+    /// A token dated ahead of the gateway's clock would outlive the one-hour limit; a minute of clock difference is
+    /// allowed.
+    @Test func tokensFromTheFutureAreInvalid() throws {
+        var state = ConnectionAuthState()
+        #expect(reason(&state, try token(age: -120), key: key()) == .invalidProviderToken)
+        #expect(state.currentToken == nil)
+        #expect(reason(&state, try token(age: -30), key: key()) == nil)
+    }
+
     @Test func anotherTeamIsUnrelated() throws {
         var state = ConnectionAuthState()
         #expect(reason(&state, try token(), key: key()) == nil)

@@ -73,6 +73,22 @@ import Testing
         try await gateway.stop()
     }
 
+    /// Providers share one token across connections: a new connection may start with a token near the end of its
+    /// hour and must be able to take the next one at once. A token dated ahead of the clock is not valid.
+    @Test func providerTokensAreJudgedByTheirIssueTime() async throws {
+        let gateway = try await TestGateway.start()
+        let connection = try await gateway.connect()
+        let ageing = try gateway.jwt(issuedAt: gateway.clock.now().addingTimeInterval(-3595))
+        #expect(try await connection.send(try await gateway.push { $0.jwt = ageing }).status == 200)
+        let next = try gateway.jwt()
+        #expect(try await connection.send(try await gateway.push { $0.jwt = next }).status == 200)
+
+        let future = try gateway.jwt(issuedAt: gateway.clock.now().addingTimeInterval(10 * 365 * 86400))
+        let fresh = try await gateway.connect()
+        #expect(try await fresh.send(try await gateway.push { $0.jwt = future }).reason == .invalidProviderToken)
+        try await gateway.stop()
+    }
+
     @Test func idleConnectionsGetGoAwayIdleTimeout() async throws {
         let gateway = try await TestGateway.start { $0.idleTimeout = .seconds(5) }
         // Everything is ready before connecting: on a loaded machine, preparing could outlast the idle time.
