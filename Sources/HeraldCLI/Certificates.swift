@@ -35,8 +35,7 @@ struct Certificates: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let directory = dataDirectory.directory
-            try directory.prepare()
+            let directory = try dataDirectory.prepare()
             let authority = LocalCertificateAuthority(dataDirectory: directory)
             try authority.ensure(hostNames: [])
             let (certificate, key) = try authority.issueClientCertificate(topics: topics, environment: environment)

@@ -1,4 +1,5 @@
 public import ArgumentParser
+import Foundation
 
 /// `herald`: the gateway, its keys and tokens, and a provider client, in one command.
 public struct HeraldCommand: AsyncParsableCommand {
@@ -10,4 +11,28 @@ public struct HeraldCommand: AsyncParsableCommand {
     )
 
     public init() {}
+
+    /// ArgumentParser's own `main`, except for a `ValidationError` thrown while a command runs (a missing file,
+    /// a key id already taken): the parser no longer knows the subcommand then and would print the root
+    /// command's usage under it, which helps no one. Such errors print alone, with the same exit code (64).
+    public static func main() async {
+        var command: any ParsableCommand
+        do {
+            command = try parseAsRoot()
+        } catch {
+            exit(withError: error)
+        }
+        do {
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let error as ValidationError {
+            FileHandle.standardError.write(Data("Error: \(error.message)\n".utf8))
+            exit(withError: ExitCode.validationFailure)
+        } catch {
+            exit(withError: error)
+        }
+    }
 }

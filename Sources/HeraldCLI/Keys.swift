@@ -33,8 +33,23 @@ struct Keys: AsyncParsableCommand {
             try validateTopics(topics)
         }
 
-        func save(publicKey: P256.Signing.PublicKey) async throws {
-            let (_, store) = try dataDirectory.openStore()
+        @Flag(help: "Replace a key already registered under this team and key id (tokens its old private key signs are then refused).")
+        var replace = false
+
+        /// Opens the store and checks that the key id is free, or that `--replace` was given.
+        func openStoreForNewKey() async throws -> SQLiteStore {
+            let (directory, store) = try dataDirectory.openStore()
+            if !replace, let existing = try await store.key(teamID: teamID, keyID: keyID) {
+                let scope = existing.topics.isEmpty ? "all topics" : existing.topics.joined(separator: ", ")
+                throw ValidationError(
+                    "key \(keyID) of team \(teamID) is already registered in \(directory.path) (\(existing.environment), \(scope)); "
+                        + "use another --key-id, or add --replace to replace it (tokens signed with its old private key will be refused)"
+                )
+            }
+            return store
+        }
+
+        func save(publicKey: P256.Signing.PublicKey, in store: SQLiteStore) async throws {
             try await store.saveKey(ProviderKey(
                 teamID: teamID, keyID: keyID, topics: topics, environment: environment,
                 publicKeyPEM: publicKey.pemRepresentation, createdAt: Date()
@@ -59,13 +74,14 @@ struct Keys: AsyncParsableCommand {
         }
 
         func run() async throws {
+            let store = try await options.openStoreForNewKey()
             let key = P256.Signing.PrivateKey()
             do {
                 try DataDirectory.writeSecret(Data(key.pemRepresentation.utf8), to: out)
             } catch {
-                throw ValidationError("cannot write \(out): \(error.localizedDescription)")
+                throw ValidationError("cannot write \(out): \(unwritableReason(out))")
             }
-            try await options.save(publicKey: key.publicKey)
+            try await options.save(publicKey: key.publicKey, in: store)
             print("created key \(options.keyID) for \(options.scope) (\(options.environment)); private key in \(out)")
         }
     }
@@ -80,7 +96,8 @@ struct Keys: AsyncParsableCommand {
 
         func run() async throws {
             let key = try loadPrivateKey(p8)
-            try await options.save(publicKey: key.publicKey)
+            let store = try await options.openStoreForNewKey()
+            try await options.save(publicKey: key.publicKey, in: store)
             print("imported key \(options.keyID) for \(options.scope) (\(options.environment))")
         }
     }
@@ -97,7 +114,7 @@ struct Keys: AsyncParsableCommand {
         var keyID: String
 
         func run() async throws {
-            let (directory, store) = try dataDirectory.openStore()
+            let (directory, store) = try dataDirectory.openExistingStore()
             guard var key = try await store.key(teamID: teamID, keyID: keyID) else {
                 throw ValidationError("no key \(keyID) for team \(teamID) in \(directory.path); list them with `herald keys list`")
             }
@@ -113,7 +130,7 @@ struct Keys: AsyncParsableCommand {
         @OptionGroup var dataDirectory: DataDirectoryOption
 
         func run() async throws {
-            let (_, store) = try dataDirectory.openStore()
+            let (_, store) = try dataDirectory.openExistingStore()
             for key in try await store.keys() {
                 let scope = key.topics.isEmpty ? "all topics" : key.topics.joined(separator: ",")
                 let state = key.revokedAt == nil ? "" : "  revoked"

@@ -10,20 +10,59 @@ struct DataDirectoryOption: ParsableArguments {
 
     var directory: DataDirectory { DataDirectory(path: path) }
 
-    /// Creates the directory if needed and opens its SQLite store.
-    func openStore() throws -> (DataDirectory, SQLiteStore) {
+    /// Opens the store, creating the directory and store when missing: a command that adds something (a key, a
+    /// token, a policy) may be the first to use a data directory. A new directory is named on standard error
+    /// (unless `quietly`), so a mistyped `--data-dir` shows.
+    func openStore(quietly: Bool = false) throws -> (DataDirectory, SQLiteStore) {
+        let directory = try prepare(quietly: quietly)
+        return (directory, try open(directory))
+    }
+
+    /// Opens the store of an existing data directory: for commands that act on what is there (list, revoke,
+    /// retire), where a missing directory is a mistyped `--data-dir`.
+    func openExistingStore() throws -> (DataDirectory, SQLiteStore) {
         let directory = self.directory
+        guard FileManager.default.fileExists(atPath: directory.storePath) else {
+            throw ValidationError(
+                "no Herald data in \(directory.path): check --data-dir (`herald serve` and `herald keys create` create a data directory)"
+            )
+        }
+        return (directory, try open(directory))
+    }
+
+    /// Creates the directory (0700) when missing, saying so unless `quietly`.
+    func prepare(quietly: Bool = false) throws -> DataDirectory {
+        let directory = self.directory
+        let isNew = !FileManager.default.fileExists(atPath: directory.storePath)
         do {
             try directory.prepare()
         } catch {
             throw ValidationError("cannot create the data directory \(directory.path): \(error.localizedDescription)")
         }
+        if isNew, !quietly {
+            FileHandle.standardError.write(Data("note: using a new data directory, \(directory.path); a gateway serves it with `herald serve --data-dir \(directory.path)`\n".utf8))
+        }
+        return directory
+    }
+
+    private func open(_ directory: DataDirectory) throws -> SQLiteStore {
         do {
-            return (directory, try SQLiteStore(path: directory.storePath))
+            return try SQLiteStore(path: directory.storePath)
         } catch {
             throw ValidationError("cannot open the store in \(directory.path): \(error.message)")
         }
     }
+}
+
+/// Why `path` cannot be written, in words (Foundation's own text for it is "(NSCocoaErrorDomain error 512.)").
+func unwritableReason(_ path: String) -> String {
+    let parent = (path as NSString).deletingLastPathComponent
+    let folder = parent.isEmpty ? "." : parent
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) else { return "there is no directory \(folder)" }
+    guard isDirectory.boolValue else { return "\(folder) is not a directory" }
+    guard access(folder, W_OK) == 0 else { return "no permission to write in \(folder)" }
+    return "the file cannot be created"
 }
 
 extension APNsEnvironment: ExpressibleByArgument {}

@@ -30,7 +30,7 @@ struct Policy: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (_, store) = try dataDirectory.openStore()
+        let (_, store) = kind == nil ? try dataDirectory.openExistingStore() : try dataDirectory.openStore()
         if let kind {
             let policy = StoragePolicy(kind: kind, cap: cap ?? StoragePolicy.defaultCap)
             try await store.setStoragePolicy(policy, bundleID: topic)

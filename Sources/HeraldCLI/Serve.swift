@@ -72,7 +72,7 @@ struct Serve: AsyncParsableCommand {
                 "from": "\(raised.from)", "to": "\(raised.to)",
             ])
         }
-        let (directory, defaultStore) = try dataDirectory.openStore()
+        let (directory, defaultStore) = try dataDirectory.openStore(quietly: true)  // the quick start names it
         let sqlite = store == "sqlite" ? defaultStore : try SQLiteStore(path: store)
 
         var configuration = GatewayConfiguration()

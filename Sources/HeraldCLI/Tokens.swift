@@ -24,6 +24,13 @@ struct Tokens: AsyncParsableCommand {
         func validate() throws { try validateTopics([topic]) }
 
         func run() async throws {
+            if let pushType = PushType.allKnown.first(where: { !$0.topicSuffix.isEmpty && topic.hasSuffix($0.topicSuffix) }) {
+                let bundleID = String(topic.dropLast(pushType.topicSuffix.count))
+                FileHandle.standardError.write(Data((
+                    "note: \(topic) ends in \(pushType)'s topic suffix; if the app is \(bundleID), issue the token for that "
+                        + "(--topic \(bundleID)) and send \(pushType) pushes with apns-topic \(topic)\n"
+                ).utf8))
+            }
             let (_, store) = try dataDirectory.openStore()
             let token = DeviceToken.random()
             try await store.saveDevice(DeviceRecord(token: token, topic: topic, environment: environment, createdAt: Date()))
@@ -52,7 +59,7 @@ struct Tokens: AsyncParsableCommand {
             guard let token = DeviceToken(hex: device) else {
                 throw ValidationError("--device must be a device token in hex, like the one `herald tokens issue` prints")
             }
-            let (directory, store) = try dataDirectory.openStore()
+            let (directory, store) = try dataDirectory.openExistingStore()
             let retirement: DeviceRecord.Retirement = reason == .expired ? .expired : .unregistered
             guard try await store.retireDevice(token, as: retirement, at: Date()) else {
                 throw ValidationError("no device \(token.redacted) in \(directory.path)")

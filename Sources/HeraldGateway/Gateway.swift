@@ -89,14 +89,18 @@ public final class Gateway: Sendable {
             metrics: metrics,
             logger: logger
         )
-        let provider = try await ProviderServer.bind(
-            configuration: configuration,
-            tls: tls,
-            processor: processor,
-            metrics: metrics,
-            group: eventLoopGroup,
-            logger: logger
-        )
+        let provider = try await ListenError.naming(
+            "provider API", flag: "--provider-port", host: configuration.host, port: configuration.providerPort
+        ) {
+            try await ProviderServer.bind(
+                configuration: configuration,
+                tls: tls,
+                processor: processor,
+                metrics: metrics,
+                group: eventLoopGroup,
+                logger: logger
+            )
+        }
         let consolePort = eventLoopGroup.any().makePromise(of: Int.self)
         let console = ConsoleServer.makeApplication(
             configuration: configuration,
@@ -122,8 +126,14 @@ public final class Gateway: Sendable {
             configuration: .init(
                 services: [
                     .init(service: StoreMaintenance(store: store, interval: .milliseconds(200), logger: logger)),
-                    .init(service: writer), .init(service: recorder), .init(service: console),
-                    .init(service: deviceLinks), .init(service: provider),
+                    .init(service: writer), .init(service: recorder),
+                    .init(service: NamedListener(
+                        service: console, listener: "console", flag: "--console-port", host: configuration.host, port: configuration.consolePort
+                    )),
+                    .init(service: NamedListener(
+                        service: deviceLinks, listener: "device link", flag: "--device-port", host: configuration.host, port: configuration.devicePort
+                    )),
+                    .init(service: provider),
                 ],
                 gracefulShutdownSignals: signals,
                 logger: logger
@@ -147,10 +157,19 @@ public final class Gateway: Sendable {
     private static func serverTLS(configuration: GatewayConfiguration, authority: LocalCertificateAuthority) throws -> TLSConfiguration {
         let certificatePath = configuration.tlsCertificatePath ?? authority.serverCertificatePath
         let keyPath = configuration.tlsKeyPath ?? authority.serverKeyPath
-        var tls = TLSConfiguration.makeServerConfiguration(
-            certificateChain: try NIOSSLCertificate.fromPEMFile(certificatePath).map { .certificate($0) },
-            privateKey: .privateKey(try NIOSSLPrivateKey(file: keyPath, format: .pem))
-        )
+        let chain: [NIOSSLCertificate]
+        let key: NIOSSLPrivateKey
+        do {
+            chain = try NIOSSLCertificate.fromPEMFile(certificatePath)
+        } catch {
+            throw TLSFileError(path: certificatePath, what: "certificate chain", flag: "--tls-cert", underlying: error)
+        }
+        do {
+            key = try NIOSSLPrivateKey(file: keyPath, format: .pem)
+        } catch {
+            throw TLSFileError(path: keyPath, what: "private key", flag: "--tls-key", underlying: error)
+        }
+        var tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
         tls.minimumTLSVersion = .tlsv12
         return tls
     }

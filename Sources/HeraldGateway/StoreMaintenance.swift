@@ -13,7 +13,8 @@ struct StoreMaintenance: Service {
             do {
                 try await store.maintain()
             } catch {
-                logger.warning("store maintenance failed", metadata: ["error": "\(error.message)"])
+                // A shutdown interrupting a checkpoint is no failure.
+                if !Task.isCancelled { logger.warning("store maintenance failed", metadata: ["error": "\(error.message)"]) }
             }
             try? await Task.sleep(for: interval)
         }

@@ -44,8 +44,69 @@ import UserNotifications
         #expect(listed.output.contains("TEAM123456  KEY1234567  development  com.example.app"))
     }
 
+    /// Apple never reuses a key id: registering one again would silently swap the key its tokens are checked with.
+    @Test func keysCreateAndImportRefuseAKeyIDAlreadyRegistered() async throws {
+        let data = Self.temporaryDirectory()
+        let key = ["--data-dir", data, "--team-id", "TEAM123456", "--key-id", "KEY1234567"]
+        #expect(try await Self.run(["keys", "create"] + key + ["--out", data + "-first.p8"]).status == 0)
+        let firstPEM = try #require(try await SQLiteStore(path: DataDirectory(path: data).storePath).key(teamID: "TEAM123456", keyID: "KEY1234567")).publicKeyPEM
+
+        let again = try await Self.run(["keys", "create"] + key + ["--environment", "production", "--out", data + "-second.p8"])
+        #expect(again.status == 64)
+        #expect(again.error.contains("key KEY1234567 of team TEAM123456 is already registered in \(data) (development, all topics)"), "\(again.error)")
+        #expect(again.error.contains("--replace"))
+        #expect(!again.error.contains("Usage:"))  // the root command's usage would only mislead
+        #expect(!FileManager.default.fileExists(atPath: data + "-second.p8"))
+        let imported = try await Self.run(["keys", "import"] + key + ["--p8", data + "-first.p8"])
+        #expect(imported.status == 64)
+        let store = try SQLiteStore(path: DataDirectory(path: data).storePath)
+        #expect(try await store.key(teamID: "TEAM123456", keyID: "KEY1234567")?.publicKeyPEM == firstPEM)
+        #expect(try await store.key(teamID: "TEAM123456", keyID: "KEY1234567")?.environment == .development)
+
+        let replaced = try await Self.run(["keys", "create"] + key + ["--replace", "--out", data + "-third.p8"])
+        #expect(replaced.status == 0, "\(replaced.error)")
+        #expect(try await store.key(teamID: "TEAM123456", keyID: "KEY1234567")?.publicKeyPEM != firstPEM)
+    }
+
+    /// A mistyped `--data-dir`: commands that act on what is there refuse it; commands that add something create
+    /// it and say so.
+    @Test func aMissingDataDirectoryIsNamed() async throws {
+        let data = Self.temporaryDirectory()
+        for command in [["keys", "list"], ["tokens", "retire", "--device", String(repeating: "ab", count: 32)], ["policy", "--topic", "com.example.app"]] {
+            let result = try await Self.run(command + ["--data-dir", data])
+            #expect(result.status == 64)
+            #expect(result.error.contains("no Herald data in \(data): check --data-dir"), "\(command): \(result.error)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: data))
+
+        let issued = try await Self.run(["tokens", "issue", "--data-dir", data, "--topic", "com.example.app"])
+        #expect(issued.status == 0)
+        #expect(issued.error.contains("note: using a new data directory, \(data)"))
+        let second = try await Self.run(["tokens", "issue", "--data-dir", data, "--topic", "com.example.app"])
+        #expect(second.error.isEmpty)
+    }
+
+    @Test func keysCreateSaysWhyItCannotWriteTheKey() async throws {
+        let data = Self.temporaryDirectory()
+        let out = data + "-missing/key.p8"
+        let result = try await Self.run(["keys", "create", "--data-dir", data, "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--out", out])
+        #expect(result.status == 64)
+        #expect(result.error.contains("cannot write \(out): there is no directory \(data)-missing"), "\(result.error)")
+        // Nothing registered for a private key that was never written.
+        #expect(try await Self.run(["keys", "list", "--data-dir", data]).output.isEmpty)
+    }
+
+    /// A token is issued for the app's bundle id; the push type's suffix belongs on `apns-topic` only.
+    @Test func tokensIssueNotesATopicWithAPushTypeSuffix() async throws {
+        let data = Self.temporaryDirectory()
+        let result = try await Self.run(["tokens", "issue", "--data-dir", data, "--topic", "com.example.app.voip"])
+        #expect(result.status == 0)
+        #expect(result.error.contains("note: com.example.app.voip ends in voip's topic suffix; if the app is com.example.app"), "\(result.error)")
+    }
+
     @Test func revokingAMissingKeySaysHowToFindKeys() async throws {
         let data = Self.temporaryDirectory()
+        #expect(try await Self.run(["keys", "create", "--data-dir", data, "--team-id", "TEAM123456", "--key-id", "KEY7654321", "--out", data + "-key.p8"]).status == 0)
         let result = try await Self.run(["keys", "revoke", "--data-dir", data, "--team-id", "TEAM123456", "--key-id", "KEY1234567"])
         #expect(result.status != 0)
         #expect(result.error.contains("no key KEY1234567 for team TEAM123456 in"))
@@ -120,6 +181,30 @@ import UserNotifications
         #expect(await serve.exitStatus() == 0)
         let store = try SQLiteStore(path: DataDirectory(path: data).storePath)
         #expect(try await store.notificationCount() == 1)
+    }
+
+    /// The socket's own error does not say which of the three ports is taken.
+    @Test func serveNamesAPortInUseAndTheFlagThatMovesIt() async throws {
+        let busy = try await TestGateway.start { $0.plaintext = true }
+        let port = String(busy.gateway.providerPort)
+        for (flag, listener) in [("--provider-port", "provider API"), ("--console-port", "console"), ("--device-port", "device link")] {
+            var arguments = ["serve", "--data-dir", CommandRunTests.temporaryDirectory(), "--quiet",
+                             "--provider-port", "0", "--console-port", "0", "--device-port", "0"]
+            arguments[arguments.firstIndex(of: flag)! + 1] = port
+            let result = try await CommandRunTests.run(arguments)
+            #expect(result.status == 1)
+            #expect(result.error.contains("Error: cannot listen on 127.0.0.1:\(port) for the \(listener): the port is in use"), "\(result.error)")
+            #expect(result.error.contains("choose another with \(flag)"))
+            #expect(!result.error.contains("warning"))
+        }
+        try await busy.stop()
+    }
+
+    @Test func serveNamesATLSFileItCannotUse() async throws {
+        let data = CommandRunTests.temporaryDirectory()
+        let result = try await CommandRunTests.run(["serve", "--data-dir", data, "--tls-cert", data + "-none.pem", "--tls-key", data + "-none.key"])
+        #expect(result.status == 1)
+        #expect(result.error.contains("cannot use \(data)-none.pem as the TLS certificate chain (--tls-cert): no such file or not readable"), "\(result.error)")
     }
 
     /// Each device link is an open file: started under a soft limit of 512, the gateway raises it to the hard one.
