@@ -17,6 +17,10 @@ final class ProviderConnection {
     private(set) var drainReason: APNsReason?
     private var activeStreams = 0
     private var highestStreamID = HTTP2StreamID.rootStream
+    /// While draining: the highest stream open when it began, and how many of those still await their answer.
+    private var drainingFrom = HTTP2StreamID.rootStream
+    private var answersOwedBeforeGoAway = 0
+    private var goAwaySent = false
     private var errorsCounted = 0
     private var concurrencyRaised = false
     private var identity: ClientIdentity??
@@ -51,9 +55,13 @@ final class ProviderConnection {
         highestStreamID = max(highestStreamID, id)
     }
 
-    func streamClosed() {
+    func streamClosed(_ id: HTTP2StreamID) {
         activeStreams -= 1
-        if drainReason != nil && activeStreams == 0 {
+        guard drainReason != nil else { return }
+        if !goAwaySent, id <= drainingFrom {
+            answersOwedBeforeGoAway -= 1
+            if answersOwedBeforeGoAway == 0 { sendGoAway() }
+        } else if goAwaySent, activeStreams == 0 {
             channel.flush()
             channel.close(promise: nil)
         }
@@ -88,19 +96,31 @@ final class ProviderConnection {
         channel.writeAndFlush(settings, promise: nil)
     }
 
-    /// Closes the connection gracefully: GOAWAY with `{"reason": …}` names the last stream the gateway
-    /// will answer; the HTTP/2 layer ignores newer ones (never processed, safe to retry). Open streams finish
-    /// (requests still arriving are answered with the reason); after the grace period the connection closes regardless.
+    /// Closes the connection gracefully. Requests completing from now on are answered at once with `reason`;
+    /// the GOAWAY (`{"reason": …}`, naming the last stream answered) goes out once every request open now has its
+    /// answer, so clients that take any frame after a GOAWAY for an error (Python's h2: aioapns, httpx) still
+    /// read them. The HTTP/2 layer then ignores newer streams (never processed, safe to retry), and the connection
+    /// closes when the rest are answered; after the grace period it closes regardless.
     func startDraining(_ reason: APNsReason) {
         guard drainReason == nil, channel.isActive else { return }
         drainReason = reason
-        channel.writeAndFlush(goAway(lastStreamID: highestStreamID, reason: reason), promise: nil)
-        if activeStreams == 0 {
-            channel.close(promise: nil)
+        drainingFrom = highestStreamID
+        answersOwedBeforeGoAway = activeStreams
+        if answersOwedBeforeGoAway == 0 {
+            sendGoAway()
         } else {
             let channel = self.channel
-            eventLoop.scheduleTask(in: configuration.shutdownGracePeriod) { channel.close(promise: nil) }
+            eventLoop.assumeIsolated().scheduleTask(in: configuration.shutdownGracePeriod) {
+                if !self.goAwaySent { self.sendGoAway() }
+                channel.close(promise: nil)
+            }
         }
+    }
+
+    private func sendGoAway() {
+        goAwaySent = true
+        channel.writeAndFlush(goAway(lastStreamID: highestStreamID, reason: drainReason ?? .shutdown), promise: nil)
+        if activeStreams == 0 { channel.close(promise: nil) }
     }
 
     private func goAway(lastStreamID: HTTP2StreamID, reason: APNsReason) -> HTTP2Frame {

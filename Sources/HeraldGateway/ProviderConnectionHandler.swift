@@ -89,7 +89,7 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
                 update(id, stream, requestEnded: data.endStream)
             }
         case .rstStream:
-            if streams.removeValue(forKey: id) != nil { connection.streamClosed() }
+            if streams.removeValue(forKey: id) != nil { connection.streamClosed(id) }
         default:
             break
         }
@@ -115,7 +115,7 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
             }
         case let closed as StreamClosedEvent:
             // The HTTP/2 layer closed a stream we still held (a protocol error on it): forget it.
-            if streams.removeValue(forKey: closed.streamID) != nil { connection.streamClosed() }
+            if streams.removeValue(forKey: closed.streamID) != nil { connection.streamClosed(closed.streamID) }
         case is IdleStateHandler.IdleStateEvent:
             connection.startDraining(.idleTimeout)
             return
@@ -129,12 +129,16 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
         // A stream error ends one stream (the HTTP/2 layer has reset it); the other answers still go out.
         // (Malformed header blocks never get here: channelRead resets their streams itself.)
         // Connection errors (floods, oversized frames, bad HPACK) end the connection, never the process.
-        // Once draining, the GOAWAY already bounds the connection (it closes when its open requests are answered,
-        // or after the grace period): frames a client sent before it read the GOAWAY make the HTTP/2 layer raise
-        // errors (DATA for a stream it refused), and those must not cut off answers to requests already accepted.
-        if !Self.isStreamScoped(error), connection.drainReason == nil {
-            context.close(promise: nil)
+        guard !Self.isStreamScoped(error) else { return }
+        guard connection.drainReason != nil else { return context.close(promise: nil) }
+        // Draining: frames a client sent before it read the GOAWAY make the HTTP/2 layer raise errors (DATA for a
+        // stream past the GOAWAY, whose HEADERS it ignored), and it stops reading the rest of what arrived. Accepted
+        // requests still get their answers; requests still arriving are refused (never processed, safe to send
+        // again), and the connection closes once nothing is owed.
+        for (id, stream) in streams where !stream.submitted {
+            reset(id, .refusedStream, context: context)
         }
+        flushIfNeeded()
     }
 
     private static func isStreamScoped(_ error: any Error) -> Bool {
@@ -150,11 +154,11 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
         }
     }
 
-    /// Ends a malformed request's stream with PROTOCOL_ERROR (RFC 9113 §8.1.1); the connection carries on.
-    private func reset(_ id: HTTP2StreamID, context: ChannelHandlerContext) {
-        if streams.removeValue(forKey: id) != nil { connection.streamClosed() }
-        context.write(wrapOutboundOut(HTTP2Frame(streamID: id, payload: .rstStream(.protocolError))), promise: nil)
+    /// Ends a stream unanswered: a malformed request with PROTOCOL_ERROR (RFC 9113 §8.1.1); the connection carries on.
+    private func reset(_ id: HTTP2StreamID, _ code: HTTP2ErrorCode = .protocolError, context: ChannelHandlerContext) {
+        context.write(wrapOutboundOut(HTTP2Frame(streamID: id, payload: .rstStream(code))), promise: nil)
         needsFlush = true
+        if streams.removeValue(forKey: id) != nil { connection.streamClosed(id) }
     }
 
     /// Keeps `stream` as read so far, and hands its request to the processor once it has ended, or as soon as
@@ -186,7 +190,7 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
         sent?.futureResult.assumeIsolated().whenComplete { _ in
             context.writeAndFlush(self.wrapOutboundOut(HTTP2Frame(streamID: id, payload: .rstStream(.noError))), promise: nil)
         }
-        connection.streamClosed()
+        connection.streamClosed(id)
         needsFlush = true
         if !reading { scheduleFlush() }
     }

@@ -9,8 +9,8 @@ import Synchronization
 
 /// The provider API listener: HTTP/2 over TLS (ALPN h2) or h2c with prior knowledge.
 ///
-/// On graceful shutdown it stops accepting, sends every connection GOAWAY `Shutdown`, lets open
-/// requests finish (each still gets its answer) and then closes.
+/// On graceful shutdown it stops accepting, answers what each connection has open (requests completing from
+/// then on get 503 `Shutdown`), sends GOAWAY `Shutdown` and then closes.
 final class ProviderServer: Service, Sendable {
     private let configuration: GatewayConfiguration
     private let processor: ProviderRequestProcessor
@@ -115,12 +115,10 @@ final class ProviderServer: Service, Sendable {
     func shutdown() async throws {
         try? await serverChannel.close()
         let open = connections.all
-        logger.info("provider API shutting down", metadata: ["connections": "\(open.count)"])
         for connection in open {
-            connection.eventLoop.execute {
-                connection.value.startDraining(.shutdown)
-            }
+            try? await connection.eventLoop.submit { connection.value.startDraining(.shutdown) }.get()
         }
+        logger.info("provider API shutting down", metadata: ["connections": "\(open.count)"])
         // Each connection closes once its open requests are answered, or after the grace period.
         for connection in open {
             try? await connection.eventLoop.flatSubmit { connection.value.channel.closeFuture }.get()

@@ -115,8 +115,11 @@ import Testing
         try await gateway.stop()
     }
 
-    @Test func gracefulShutdownFinishesOpenRequests() async throws {
-        let gateway = try await TestGateway.start()
+    /// Requests open when the shutdown begins are answered before the GOAWAY: clients that take any frame after a
+    /// GOAWAY for an error (Python's h2) read them all. One that completes after the shutdown began is refused.
+    @Test func gracefulShutdownAnswersOpenRequestsBeforeItsGoAway() async throws {
+        let log = LogCapture()
+        let gateway = try await TestGateway.start(logger: log.logger())
         let store = try #require(gateway.store as? FaultInjectingStore)
         let connection = try await gateway.connect()
         #expect(try await connection.send(try await gateway.push()).status == 200)
@@ -129,58 +132,69 @@ import Testing
         try await connection.ping()  // the gateway has seen the late stream open before it starts draining
 
         let stopping = Task { try await gateway.stop() }
-        while !connection.observedState.goAwayReceived { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(connection.observedState.goAwayReason == .shutdown)
-        // A request whose stream was open before GOAWAY but completes after it is refused as APNs does.
+        while !log.text.contains("provider API shutting down") { try await Task.sleep(for: .milliseconds(5)) }
+        // A request whose stream was open before the shutdown but completes after it is refused as APNs does.
         let refused = try await late.finish(body: Data(#"{"aps":{"alert":"late"}}"#.utf8))
         #expect(refused.reason == .shutdown)
         #expect(refused.status == 503)
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(!connection.observedState.goAwayReceived)  // the accepted request is still owed its answer
 
         store.releaseWrites()
         let response = try await accepted.value
         #expect(response.status == 200)
+        await connection.waitUntilClosed()
+        #expect(connection.observedState.goAwayReason == .shutdown)
         try await stopping.value
         let uniqueID = try #require(response.uniqueID.flatMap(APNsID.parse))
         #expect(try await store.notification(id: uniqueID) != nil)
     }
 
-    /// A client that has not yet read the GOAWAY keeps sending: a new stream past its last stream id is ignored (not
-    /// processed, so safe to send again), and that stream's DATA must not end the connection before the open
-    /// request's 200.
-    @Test func framesCrossingTheShutdownGoAwayDoNotCutOffOpenRequests() async throws {
+    /// The order a client reads during a shutdown: the answers to every request complete when it began, then the
+    /// GOAWAY; a request completing meanwhile is answered 503 `Shutdown`. Frames the client sends before it reads
+    /// the GOAWAY (a new stream's HEADERS and DATA, which the HTTP/2 layer ignores and then takes for an error, and
+    /// stops reading) refuse the requests still arriving and close the connection, without waiting for the grace
+    /// period.
+    @Test func shutdownAnswersThenSendsItsGoAwayAndSurvivesFramesCrossingIt() async throws {
         typealias Raw = RawHTTP2Connection
-        let gateway = try await TestGateway.start { $0.plaintext = true }
+        let log = LogCapture()
+        let gateway = try await TestGateway.start(logger: log.logger()) { $0.plaintext = true }
         let store = try #require(gateway.store as? FaultInjectingStore)
         let path = "/3/device/\(try await gateway.issueToken())"
         let headers = Raw.requestHeaders(path: path) + Raw.literal("authorization", "bearer \(try gateway.jwt())")
             + Raw.literal("apns-topic", TestGateway.topic)
         let body = Array(#"{"aps":{"alert":"hi"}}"#.utf8)
-        func request(stream: UInt32) -> [UInt8] {
-            Raw.frame(type: 0x1, flags: 0x4, stream: stream, payload: headers) + Raw.frame(type: 0x0, flags: 0x1, stream: stream, payload: body)
-        }
+        func requestHeaders(stream: UInt32) -> [UInt8] { Raw.frame(type: 0x1, flags: 0x4, stream: stream, payload: headers) }
+        func requestBody(stream: UInt32) -> [UInt8] { Raw.frame(type: 0x0, flags: 0x1, stream: stream, payload: body) }
         let raw = try await Raw.connect(port: gateway.gateway.providerPort)
-        try await raw.write(request(stream: 1))
+        try await raw.write(requestHeaders(stream: 1) + requestBody(stream: 1))
         _ = try await raw.bytes(until: { Raw.headersFrames(in: $0).count == 1 })
 
         store.holdWrites()
-        try await raw.write(request(stream: 3))
+        try await raw.write(requestHeaders(stream: 3) + requestBody(stream: 3) + requestHeaders(stream: 5))
         while store.heldWriteCount == 0 { try await Task.sleep(for: .milliseconds(5)) }
         let stopping = Task { try await gateway.stop() }
-        _ = try await raw.bytes(until: { Raw.goAwayErrorCode(in: $0) != nil })
-        try await raw.write(request(stream: 5))
-        try await Task.sleep(for: .milliseconds(100))  // the gateway reads stream 5 while stream 3 is still held
+        while !log.text.contains("provider API shutting down") { try await Task.sleep(for: .milliseconds(5)) }
+        try await raw.write(requestBody(stream: 5) + requestHeaders(stream: 7))
+        _ = try await raw.bytes(until: { Raw.headersFrames(in: $0).count == 2 })
         store.releaseWrites()
+        // The GOAWAY follows the answer to stream 3; stream 7 is still open, and stream 9 crosses the GOAWAY.
+        _ = try await raw.bytes(until: { Raw.goAwayErrorCode(in: $0) != nil })
+        try await raw.write(requestHeaders(stream: 9) + requestBody(stream: 9) + requestBody(stream: 7))
 
-        let received = try #require(try await raw.bytesUntilClosed())
+        let received = try #require(try await raw.bytesUntilClosed(timeout: .seconds(3)), "closed only after the grace period")
         try await stopping.value
-        #expect(Raw.headersFrames(in: received).map(\.stream) == [1, 3])
         var decoder = HPACKDecoder(allocator: .init())
         let statuses = try Raw.headerBlocks(in: received).map { block in
             var buffer = ByteBuffer(bytes: block)
             return try decoder.decodeHeaders(from: &buffer).first(name: ":status")
         }
-        #expect(statuses == ["200", "200"])
-        #expect(try await store.notificationCount() == 2)  // stream 5 was not processed
+        #expect(Raw.headersFrames(in: received).map(\.stream) == [1, 5, 3])
+        #expect(statuses == ["200", "503", "200"])
+        let answersAndGoAway = Raw.frames(in: received).filter { $0.type == 0x1 || $0.type == 0x7 }.map(\.stream)
+        #expect(answersAndGoAway == [1, 5, 3, 0])  // the GOAWAY (stream 0) right after stream 3's answer
+        #expect(Raw.resetCodes(in: received)[7] == 0x7)  // REFUSED_STREAM: never processed
+        #expect(try await store.notificationCount() == 2)  // streams 5, 7 and 9 were not stored
     }
 
     @Test func certificateAuthenticationNamesTheTopic() async throws {

@@ -65,6 +65,21 @@ final class RawHTTP2Connection: Sendable {
         return blocks
     }
 
+    /// Every complete frame in `bytes`: its type and stream, in order.
+    static func frames(in bytes: ByteBuffer) -> [(type: UInt8, stream: UInt32)] {
+        var buffer = bytes
+        var frames: [(UInt8, UInt32)] = []
+        while buffer.readableBytes >= 9 {
+            let length = Int(buffer.getInteger(at: buffer.readerIndex, as: UInt32.self)! >> 8)
+            guard buffer.readableBytes >= 9 + length else { break }
+            let type = buffer.getInteger(at: buffer.readerIndex + 3, as: UInt8.self)!
+            let stream = buffer.getInteger(at: buffer.readerIndex + 5, as: UInt32.self)! & 0x7FFF_FFFF
+            frames.append((type, stream))
+            buffer.moveReaderIndex(forwardBy: 9 + length)
+        }
+        return frames
+    }
+
     /// The error code of the first GOAWAY in `bytes`, if any.
     static func goAwayErrorCode(in bytes: ByteBuffer) -> UInt32? {
         var buffer = bytes
