@@ -79,7 +79,7 @@ struct Keys: AsyncParsableCommand {
             do {
                 try DataDirectory.writeSecret(Data(key.pemRepresentation.utf8), to: out)
             } catch {
-                throw ValidationError("cannot write \(out): \(unwritableReason(out))")
+                throw ValidationError("\(error)")  // a misuse of --out, like the other checks of the arguments
             }
             try await options.save(publicKey: key.publicKey, in: store)
             print("created key \(options.keyID) for \(options.scope) (\(options.environment)); private key in \(out)")

@@ -54,17 +54,6 @@ struct DataDirectoryOption: ParsableArguments {
     }
 }
 
-/// Why `path` cannot be written, in words (Foundation's own text for it is "(NSCocoaErrorDomain error 512.)").
-func unwritableReason(_ path: String) -> String {
-    let parent = (path as NSString).deletingLastPathComponent
-    let folder = parent.isEmpty ? "." : parent
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) else { return "there is no directory \(folder)" }
-    guard isDirectory.boolValue else { return "\(folder) is not a directory" }
-    guard access(folder, W_OK) == 0 else { return "no permission to write in \(folder)" }
-    return "the file cannot be created"
-}
-
 extension APNsEnvironment: ExpressibleByArgument {}
 
 /// Apple's team and key ids are ten letters or digits.

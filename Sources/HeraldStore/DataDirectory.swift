@@ -52,7 +52,7 @@ public struct DataDirectory: Sendable, Hashable {
     public static func writeSecret(_ contents: Data, to path: String) throws {
         let temporary = path + ".tmp-\(getpid())"
         guard FileManager.default.createFile(atPath: temporary, contents: contents, attributes: [.posixPermissions: 0o600]) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
+            throw FileWriteError(path: path)
         }
         if FileManager.default.fileExists(atPath: path) {
             _ = try FileManager.default.replaceItemAt(URL(fileURLWithPath: path), withItemAt: URL(fileURLWithPath: temporary))
@@ -64,7 +64,29 @@ public struct DataDirectory: Sendable, Hashable {
 
     /// Writes a public file (0644) atomically.
     public static func writePublic(_ contents: Data, to path: String) throws {
-        try contents.write(to: URL(fileURLWithPath: path), options: .atomic)
+        do {
+            try contents.write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw FileWriteError(path: path)
+        }
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+    }
+}
+
+/// A file that cannot be written, with the reason in words (Foundation's own text for it is
+/// "(NSCocoaErrorDomain error 512.)").
+public struct FileWriteError: Error, CustomStringConvertible {
+    public let path: String
+
+    public var description: String { "cannot write \(path): \(reason)" }
+
+    private var reason: String {
+        let parent = (path as NSString).deletingLastPathComponent
+        let folder = parent.isEmpty ? "." : parent
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) else { return "there is no directory \(folder)" }
+        guard isDirectory.boolValue else { return "\(folder) is not a directory" }
+        guard access(folder, W_OK) == 0 else { return "no permission to write in \(folder)" }
+        return "the file cannot be created"
     }
 }

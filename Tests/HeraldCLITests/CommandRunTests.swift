@@ -94,6 +94,10 @@ import UserNotifications
         #expect(result.error.contains("cannot write \(out): there is no directory \(data)-missing"), "\(result.error)")
         // Nothing registered for a private key that was never written.
         #expect(try await Self.run(["keys", "list", "--data-dir", data]).output.isEmpty)
+
+        let certificate = try await Self.run(["certs", "create", "--data-dir", data, "--topic", "com.example.app", "--out", out, "--key-out", out + ".key"])
+        #expect(certificate.status != 0)
+        #expect(certificate.error.contains("cannot write \(out).key: there is no directory \(data)-missing"), "\(certificate.error)")
     }
 
     /// A token is issued for the app's bundle id; the push type's suffix belongs on `apns-topic` only.
