@@ -14,7 +14,7 @@ public struct ConnectionAuthState: Sendable, Hashable {
     public private(set) var teamID: String?
     /// The token in use and its `iat`.
     public private(set) var currentToken: String?
-    public private(set) var currentTokenIssuedAt: Int64?
+    public private(set) var currentTokenIssuedAt: Double?
 
     /// APNs lets a connection change its token at most this often.
     public static let minimumTokenUpdateInterval: TimeInterval = 20 * 60
@@ -50,7 +50,7 @@ public struct ConnectionAuthState: Sendable, Hashable {
             throw Rejection(.invalidProviderToken, "the token's iat is later than the gateway's clock; check the provider's clock")
         }
         if jwt == currentToken { return }
-        if let issuedAt = currentTokenIssuedAt, Double(token.issuedAt - issuedAt) < Self.minimumTokenUpdateInterval {
+        if let issuedAt = currentTokenIssuedAt, token.issuedAt - issuedAt < Self.minimumTokenUpdateInterval {
             throw Rejection(.tooManyProviderTokenUpdates, "a connection may change its provider token once every 20 minutes (by iat)")
         }
         teamID = token.teamID

@@ -14,8 +14,9 @@ public struct ProviderToken: Sendable, Hashable {
     public var keyID: String
     /// The `iss` claim: the 10-character team id.
     public var teamID: String
-    /// The `iat` claim, in seconds since 1970 (sent as a number or a numeric string).
-    public var issuedAt: Int64
+    /// The `iat` claim, in seconds since 1970, as sent: a JSON number (RFC 7519's NumericDate, which may have a
+    /// fraction, as `time.time()` gives) or a string of digits.
+    public var issuedAt: Double
     let signingInput: Data
     let signature: Data
 
@@ -48,11 +49,14 @@ public struct ProviderToken: Sendable, Hashable {
         return ProviderToken(keyID: keyID, teamID: teamID, issuedAt: issuedAt, signingInput: signingInput, signature: signature)
     }
 
-    /// `iat` as a JSON number, or as a string of digits as some clients send it.
-    private static func seconds(from value: JSONValue) -> Int64? {
-        if let seconds = value.integerValue { return seconds }
-        if let text = value.stringValue { return Int64(text) }
-        return nil
+    /// `iat` as a JSON number (with or without a fraction), or as a string of digits as some clients send it.
+    private static func seconds(from value: JSONValue) -> Double? {
+        switch value {
+        case .integer(let seconds): Double(seconds)
+        case .number(let seconds) where seconds.isFinite: seconds
+        case .string(let text): Int64(text).map(Double.init)
+        default: nil
+        }
     }
 
     /// Checks the ES256 signature (raw r‖s, 64 bytes) against `publicKey`.
@@ -66,12 +70,12 @@ public struct ProviderToken: Sendable, Hashable {
 
     /// Whether the token is older than APNs allows (one hour) at `now`.
     public func isExpired(at now: Date) -> Bool {
-        Double(issuedAt) < now.timeIntervalSince1970 - Self.lifetime
+        issuedAt < now.timeIntervalSince1970 - Self.lifetime
     }
 
     /// Whether the token claims to be issued later than `now`, beyond a minute's difference between clocks.
     public func isIssuedInTheFuture(at now: Date) -> Bool {
-        Double(issuedAt) > now.timeIntervalSince1970 + Self.clockSkew
+        issuedAt > now.timeIntervalSince1970 + Self.clockSkew
     }
 
     /// APNs refuses tokens older than this many seconds.

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HeraldClient
 import HeraldGateway
@@ -86,6 +87,18 @@ import Testing
         let future = try gateway.jwt(issuedAt: gateway.clock.now().addingTimeInterval(10 * 365 * 86400))
         let fresh = try await gateway.connect()
         #expect(try await fresh.send(try await gateway.push { $0.jwt = future }).reason == .invalidProviderToken)
+        try await gateway.stop()
+    }
+
+    /// A Python client signing `iat` as `time.time()` (a fraction) gets 200, as from Apple.
+    @Test func providerTokensWithAFractionalIssueTimeAreAccepted() async throws {
+        let gateway = try await TestGateway.start()
+        let connection = try await gateway.connect()
+        let claims = #"{"iss":"\#(TestGateway.teamID)","iat":\#(gateway.clock.now().timeIntervalSince1970 - 0.48)}"#
+        let input = Base64URL.encode(Data(#"{"alg":"ES256","kid":"\#(TestGateway.keyID)","typ":"JWT"}"#.utf8)) + "."
+            + Base64URL.encode(Data(claims.utf8))
+        let jwt = input + "." + Base64URL.encode(try gateway.privateKey.signature(for: Data(input.utf8)).rawRepresentation)
+        #expect(try await connection.send(try await gateway.push { $0.jwt = jwt }).status == 200)
         try await gateway.stop()
     }
 

@@ -26,6 +26,26 @@ import Testing
         try token.verify(with: key.publicKey)
     }
 
+    /// RFC 7519's NumericDate may have a fraction: Python clients sign `iat` as `time.time()`, and Apple accepts it.
+    /// Strings must still be digits, and the age is judged by the number as sent.
+    @Test func acceptsIssuedAtWithAFractionAndJudgesItsAgeByIt() throws {
+        let fractional = try ProviderToken.parse(try handMade(claims: #"{"iss":"TEAM123456","iat":1795541234.52}"#))
+        #expect(fractional.issuedAt == 1_795_541_234.52)
+        try fractional.verify(with: key.publicKey)
+        let issued = Date(timeIntervalSince1970: 1_795_541_234.52)
+        #expect(!fractional.isExpired(at: issued.addingTimeInterval(3600)))
+        #expect(fractional.isExpired(at: issued.addingTimeInterval(3600.01)))
+        #expect(!fractional.isIssuedInTheFuture(at: issued.addingTimeInterval(-60)))
+        #expect(fractional.isIssuedInTheFuture(at: issued.addingTimeInterval(-60.01)))
+
+        #expect(try ProviderToken.parse(try handMade(claims: #"{"iss":"TEAM123456","iat":1795541234}"#)).issuedAt == 1_795_541_234)
+        #expect(try ProviderToken.parse(try handMade(claims: #"{"iss":"TEAM123456","iat":"1795541234"}"#)).issuedAt == 1_795_541_234)
+        #expect(try ProviderToken.parse(try handMade(claims: #"{"iss":"TEAM123456","iat":1.79554123452e9}"#)).issuedAt == 1_795_541_234.52)
+        for claims in [#"{"iss":"TEAM123456","iat":"1795541234.52"}"#, #"{"iss":"TEAM123456","iat":true}"#, #"{"iss":"TEAM123456","iat":null}"#] {
+            #expect(throws: Rejection.self) { try ProviderToken.parse(try handMade(claims: claims)) }
+        }
+    }
+
     @Test(arguments: [
         (#"{"alg":"HS256","kid":"KEY1234567"}"#, #"{"iss":"TEAM123456","iat":1}"#),
         (#"{"alg":"ES256"}"#, #"{"iss":"TEAM123456","iat":1}"#),
