@@ -39,8 +39,8 @@ struct Certificates: AsyncParsableCommand {
             let authority = LocalCertificateAuthority(dataDirectory: directory)
             try authority.ensure(hostNames: [])
             let (certificate, key) = try authority.issueClientCertificate(topics: topics, environment: environment)
-            try DataDirectory.writeSecret(Data(key.utf8), to: keyOut)
-            try DataDirectory.writePublic(Data(certificate.utf8), to: out)
+            try DataDirectory.writeSecret(PEMFile.contents(key), to: keyOut)
+            try DataDirectory.writePublic(PEMFile.contents(certificate), to: out)
             print("issued a \(environment) certificate for \(topics.joined(separator: ", ")): \(out) (key \(keyOut))")
         }
     }

@@ -77,7 +77,7 @@ struct Keys: AsyncParsableCommand {
             let store = try await options.openStoreForNewKey()
             let key = P256.Signing.PrivateKey()
             do {
-                try DataDirectory.writeSecret(Data(key.pemRepresentation.utf8), to: out)
+                try DataDirectory.writeSecret(PEMFile.contents(key.pemRepresentation), to: out)
             } catch {
                 throw ValidationError("\(error)")  // a misuse of --out, like the other checks of the arguments
             }

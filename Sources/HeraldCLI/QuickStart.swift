@@ -27,7 +27,7 @@ struct QuickStart {
             privateKey = key
         } else {
             privateKey = P256.Signing.PrivateKey()
-            try DataDirectory.writeSecret(Data(privateKey.pemRepresentation.utf8), to: keyPath)
+            try DataDirectory.writeSecret(PEMFile.contents(privateKey.pemRepresentation), to: keyPath)
         }
         if try await store.key(teamID: teamID, keyID: keyID)?.publicKeyPEM != privateKey.publicKey.pemRepresentation {
             try await store.saveKey(ProviderKey(

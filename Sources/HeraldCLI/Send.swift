@@ -30,7 +30,7 @@ struct Send: AsyncParsableCommand {
     @Option(name: .customLong("team-id"), help: "Your 10-character team id.")
     var teamID: String?
 
-    @Option(help: "Client certificate for certificate authentication: PEM (with --cert-key) or PKCS#12 (.p12).")
+    @Option(help: "Client certificate for certificate authentication: PEM (its key in --cert-key or in the same file) or PKCS#12 (.p12).")
     var cert: String?
 
     @Option(name: .customLong("cert-key"), help: "The PEM certificate's private key.")
@@ -93,8 +93,8 @@ struct Send: AsyncParsableCommand {
             }
             try validateAppleID(keyID, name: "--key-id", example: "KEY1234567")
             try validateAppleID(teamID, name: "--team-id", example: "TEAM123456")
-        } else if cert == nil || (certKey == nil && !Self.isPKCS12(cert ?? "")) {
-            throw ValidationError("authenticate with --p8, --key-id and --team-id, or with --cert and --cert-key (or --cert FILE.p12)")
+        } else if cert == nil {
+            throw ValidationError("authenticate with --p8, --key-id and --team-id, or with --cert (and --cert-key unless the PEM file holds the key, or a .p12)")
         }
         if device.isEmpty && devices == nil {
             throw ValidationError("name a device with --device TOKEN (repeat it for several) or --devices FILE")
@@ -167,7 +167,9 @@ struct Send: AsyncParsableCommand {
             if let cert, Self.isPKCS12(cert), certKey == nil {
                 return try .certificate(pkcs12File: cert, passphrase: certPassword)
             }
-            return try .certificate(pemFile: cert ?? "", keyFile: certKey ?? "")
+            return try .certificate(pemFile: cert ?? "", keyFile: certKey ?? cert ?? "")
+        } catch where certKey == nil && cert.map(Self.isPKCS12) == false {
+            throw ValidationError("\(error.message); give the certificate's key with --cert-key, or join them: cat cert.pem key.pem > apns.pem")
         } catch {
             throw ValidationError(error.message)
         }

@@ -52,8 +52,8 @@ public struct LocalCertificateAuthority: Sendable {
                 Critical(KeyUsage(digitalSignature: true, keyCertSign: true, cRLSign: true))
             }
         )
-        try DataDirectory.writeSecret(Data(key.pemRepresentation.utf8), to: caKeyPath)
-        try DataDirectory.writePublic(Data(try certificate.serializeAsPEM().pemString.utf8), to: caCertificatePath)
+        try DataDirectory.writeSecret(PEMFile.contents(key.pemRepresentation), to: caKeyPath)
+        try DataDirectory.writePublic(PEMFile.contents(try certificate.serializeAsPEM().pemString), to: caCertificatePath)
     }
 
     private func loadAuthority() throws -> (Certificate, P256.Signing.PrivateKey) {
@@ -79,8 +79,8 @@ public struct LocalCertificateAuthority: Sendable {
                 SubjectAlternativeNames(names)
             }
         )
-        try DataDirectory.writeSecret(Data(key.pemRepresentation.utf8), to: serverKeyPath)
-        try DataDirectory.writePublic(Data(try certificate.serializeAsPEM().pemString.utf8), to: serverCertificatePath)
+        try DataDirectory.writeSecret(PEMFile.contents(key.pemRepresentation), to: serverKeyPath)
+        try DataDirectory.writePublic(PEMFile.contents(try certificate.serializeAsPEM().pemString), to: serverCertificatePath)
     }
 
     /// Issues a client certificate for certificate-based provider authentication.

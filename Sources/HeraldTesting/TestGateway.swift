@@ -129,8 +129,8 @@ public final class TestGateway: Sendable {
         let (certificate, key) = try LocalCertificateAuthority(dataDirectory: directory)
             .issueClientCertificate(topics: topics, environment: environment)
         let base = directory.path + "/client-\(UUID().uuidString)"
-        try Data(certificate.utf8).write(to: URL(fileURLWithPath: base + ".pem"))
-        try Data(key.utf8).write(to: URL(fileURLWithPath: base + "-key.pem"))
+        try PEMFile.contents(certificate).write(to: URL(fileURLWithPath: base + ".pem"))
+        try PEMFile.contents(key).write(to: URL(fileURLWithPath: base + "-key.pem"))
         return (base + ".pem", base + "-key.pem")
     }
 

@@ -50,7 +50,7 @@ import Testing
 
     @Test func sendNeedsOneWayToAuthenticate() {
         let base = ["send", "--gateway", "https://localhost:2197", "--topic", "com.example.app", "--device", String(repeating: "ab", count: 32), "-"]
-        #expect(message(base).contains("authenticate with --p8, --key-id and --team-id, or with --cert and --cert-key"))
+        #expect(message(base).contains("authenticate with --p8, --key-id and --team-id, or with --cert (and --cert-key unless the PEM file holds the key"))
         #expect(message(base + ["--p8", "k.p8", "--team-id", "TEAM123456"]).contains("needs all of --p8, --key-id and --team-id"))
         #expect(message(["send", "--gateway", "localhost:2197", "--topic", "t", "--device", "ab", "--cert", "c", "--cert-key", "k", "-"])
             .contains("--gateway must look like https://localhost:2197"))

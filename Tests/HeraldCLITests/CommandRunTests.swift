@@ -137,6 +137,35 @@ import UserNotifications
         #expect(try await store.device(token)?.topic == "com.example.app")
     }
 
+    /// Every PEM file Herald writes ends in a newline, so `cat cert.pem key.pem > apns.pem` makes a file TLS
+    /// libraries read: `herald send` authenticates with the joined file alone, as with its two halves.
+    @Test func pemFilesJoinWithCat() async throws {
+        let data = Self.temporaryDirectory()
+        let store = try SQLiteStore(path: { try? DataDirectory(path: data).prepare(); return DataDirectory(path: data).storePath }())
+        let gateway = try await TestGateway.start(store: store) { $0.directoryTimeToLive = .milliseconds(100) }
+        let (certificate, key, p8) = (data + "/cert.pem", data + "/key.pem", data + "/key.p8")
+        // Issued by the gateway's own CA, which client certificates must chain to.
+        let issued = try await Self.run(["certs", "create", "--data-dir", gateway.directory.path, "--topic", "com.example.joined", "--out", certificate, "--key-out", key])
+        #expect(issued.status == 0, "\(issued.error)")
+        #expect(try await Self.run(["keys", "create", "--data-dir", data, "--team-id", "TEAM123456", "--key-id", "KEYJOINED1", "--out", p8]).status == 0)
+        for path in [certificate, key, p8, gateway.caPath, LocalCertificateAuthority(dataDirectory: gateway.directory).serverCertificatePath] {
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+            #expect(text.hasSuffix("-----\n") && !text.hasSuffix("\n\n"), "\(path) does not end in one newline")
+        }
+        let joined = data + "/apns.pem"
+        try (Data(contentsOf: URL(fileURLWithPath: certificate)) + Data(contentsOf: URL(fileURLWithPath: key))).write(to: URL(fileURLWithPath: joined))
+        let token = try await Self.run(["tokens", "issue", "--data-dir", data, "--topic", "com.example.joined"]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let common = ["send", "--gateway", gateway.url.absoluteString, "--ca", gateway.caPath, "--topic", "com.example.joined", "--device", token, "-"]
+        for authentication in [["--cert", joined, "--cert-key", joined], ["--cert", joined], ["--cert", certificate, "--cert-key", key]] {
+            let sent = try await Self.run(common + authentication, input: #"{"aps":{"alert":"joined"}}"#)
+            #expect(sent.status == 0 && sent.output.contains("status: 200"), "\(authentication): \(sent.output) \(sent.error)")
+        }
+        let keyless = try await Self.run(common + ["--cert", certificate], input: #"{"aps":{"alert":"joined"}}"#)
+        #expect(keyless.status != 0)
+        #expect(keyless.error.contains("give the certificate's key with --cert-key, or join them"), "\(keyless.error)")
+        try await gateway.stop()
+    }
+
     /// `keys create` and `tokens issue` against a data directory a gateway is serving from, then `send`.
     @Test func sendPushesThroughARunningGatewayAndReportsReasons() async throws {
         let data = Self.temporaryDirectory()

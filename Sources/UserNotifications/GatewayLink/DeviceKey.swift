@@ -1,5 +1,6 @@
 package import Crypto
 package import Foundation
+import HeraldWire
 
 /// The device's identity key, kept in its data directory (`device-key.pem`, mode 0600) so the device
 /// keeps its id, and therefore its device tokens, across restarts.
@@ -15,7 +16,7 @@ package enum DeviceKey {
         let key = P256.Signing.PrivateKey()
         let temporary = path + ".tmp-\(getpid())"
         guard FileManager.default.createFile(
-            atPath: temporary, contents: Data(key.pemRepresentation.utf8), attributes: [.posixPermissions: 0o600]
+            atPath: temporary, contents: PEMFile.contents(key.pemRepresentation), attributes: [.posixPermissions: 0o600]
         ) else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
         }
