@@ -102,16 +102,12 @@ struct DeviceLocation: AsyncParsableCommand {
     @Option(name: .customLong("data-dir"), help: "Where apps keep their notification state (default: $HERALD_DATA_DIR, else $XDG_DATA_HOME/herald).")
     var dataDirectory: String = AppIdentity.dataDirectory().path
 
-    func validate() throws {
-        guard (-90...90).contains(latitude), (-180...180).contains(longitude) else {
-            throw ValidationError("a location is latitude -90…90 and longitude -180…180, e.g. herald device location 52.52 13.405")
-        }
-    }
-
     func run() async throws {
         let location = SimulatedLocation(dataDirectory: URL(fileURLWithPath: dataDirectory))
         do {
             try location.set(CLLocationCoordinate2D(latitude: latitude, longitude: longitude))
+        } catch let error as SimulatedLocation.InvalidCoordinate {
+            throw ValidationError("\(error)")
         } catch {
             throw ValidationError("cannot write \(location.path.path): \(error.localizedDescription)")
         }

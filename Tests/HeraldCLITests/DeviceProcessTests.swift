@@ -118,5 +118,11 @@ import Testing
         #expect(set.status == 0)
         let written = try String(contentsOfFile: data + "/location.json", encoding: .utf8)
         #expect(written.contains("52.52") && written.contains("13.405"))
+        // JSON has no NaN or infinity: such a location is refused and the one set stays readable.
+        for (latitude, longitude) in [("nan", "13.4"), ("52.5", "inf"), ("1e400", "0")] {
+            let refused = try await CommandRunTests.run(["device", "location", "--data-dir", data, "--", latitude, longitude])
+            #expect(refused.status != 0 && refused.error.contains("is no place: a location is latitude -90…90"), "\(refused.error)")
+        }
+        #expect(try String(contentsOfFile: data + "/location.json", encoding: .utf8) == written)
     }
 }

@@ -8,6 +8,21 @@ import Testing
     /// Meters per degree of latitude on the sphere used.
     static let metersPerDegree = 2 * Double.pi * CLLocationCoordinate2D.earthRadius / 360
 
+    /// JSON has no NaN or infinity: writing one would leave a file no reader can parse, so it is refused and the
+    /// location set before stays.
+    @Test func theSimulatedLocationRefusesCoordinatesThatAreNoPlace() throws {
+        let directory = try TemporaryDirectory()
+        let location = SimulatedLocation(dataDirectory: directory.url)
+        try location.set(Self.paris)
+        for coordinate in [(Double.nan, 2.0), (48.0, .infinity), (-.infinity, 0), (91, 0), (0, 181)] {
+            #expect(throws: SimulatedLocation.InvalidCoordinate.self) {
+                try location.set(CLLocationCoordinate2D(latitude: coordinate.0, longitude: coordinate.1))
+            }
+        }
+        let current = try #require(location.current())
+        #expect(current.coordinate.latitude == Self.paris.latitude && current.coordinate.longitude == Self.paris.longitude)
+    }
+
     @Test func coordinatesAndValidity() {
         let made = CLLocationCoordinate2DMake(10, 20)
         #expect(made.latitude == 10 && made.longitude == 20)
