@@ -96,9 +96,13 @@ import Testing
 
     @Test func aSilentDeviceIsClosedAtTheSecondPing() {
         var machine = linkedMachine()
+        #expect(!machine.isAwaitingPong)
         #expect(machine.timerFired() == .sendPing)
+        #expect(machine.isAwaitingPong)
         machine.heard()
+        #expect(!machine.isAwaitingPong)  // the pong answers the ping: none is outstanding
         #expect(machine.timerFired() == .sendPing)
+        #expect(machine.isAwaitingPong)
         #expect(machine.timerFired() == .closeNow(Closing(.goingAway, "no pong within 30 s")))
         #expect(machine.phase == .closed && machine.timer == .none)
     }

@@ -67,8 +67,8 @@ package struct DeviceLinkStateMachine {
     /// A hello or request is being handled off the event loop; later messages wait, in order.
     private(set) package var isBusy = false
     private var waiting: [Result<DeviceLinkMessage, Closing>] = []
-    private var pingOutstanding = false
-    private var heardSincePing = false
+    /// A ping went out and nothing has been heard from the device since.
+    private(set) package var isAwaitingPong = false
     private let helloTimeout: String
     private let pingInterval: String
 
@@ -104,7 +104,7 @@ package struct DeviceLinkStateMachine {
 
     /// Any frame arrived: the device is alive.
     package mutating func heard() {
-        heardSincePing = true
+        isAwaitingPong = false
     }
 
     /// The action for the next waiting message; nil while a hello or request is in progress, or when
@@ -147,7 +147,7 @@ package struct DeviceLinkStateMachine {
     /// Reads resume; a pong that waited in the socket meanwhile gets a full interval to be read.
     private mutating func finishedWork() {
         isBusy = false
-        heardSincePing = true
+        isAwaitingPong = false
     }
 
     /// A hello or request failed; the link closes with `closing`.
@@ -194,11 +194,10 @@ package struct DeviceLinkStateMachine {
             return close(Closing(.policyViolation, "no hello within \(helloTimeout)"))
         case .authenticating, .linked:
             // While a request is in progress reads are paused, so silence proves nothing.
-            if pingOutstanding, !heardSincePing, !isBusy {
+            if isAwaitingPong, !isBusy {
                 return broken(Closing(.goingAway, "no pong within \(pingInterval)"))
             }
-            pingOutstanding = true
-            heardSincePing = false
+            isAwaitingPong = true
             return .sendPing
         case .closing:
             phase = .closed
