@@ -10,6 +10,8 @@ final class ExpiringCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private struct Entry {
         var value: Value
         var expires: NIODeadline
+        /// Which write made it: the record of that write in `State.order` names the same number.
+        var write: UInt64
     }
 
     private struct Load {
@@ -20,6 +22,10 @@ final class ExpiringCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     private struct State {
         var entries: [Key: Entry] = [:]
+        /// Every write, oldest first. All entries live equally long, so the front is also the first to expire.
+        /// A key written again leaves its earlier record behind, stale (its number no longer matches the entry's).
+        var order = CircularBuffer<(key: Key, write: UInt64)>()
+        var writes: UInt64 = 0
         /// Keys being loaded.
         var loading: [Key: Load] = [:]
     }
@@ -46,12 +52,12 @@ final class ExpiringCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         }
     }
 
-    /// Remembers `value`, also over what a load of `key` under way will read; when full, expired entries
-    /// go first, then arbitrary ones, never all at once.
+    /// Remembers `value`, also over what a load of `key` under way will read; when full, the entry written
+    /// longest ago (the first to expire) makes room.
     func set(_ value: Value, for key: Key) {
         let now = self.now()
         state.withLock { state in
-            self.insert(value, for: key, at: now, into: &state.entries)
+            self.insert(value, for: key, at: now, into: &state)
             state.loading[key]?.superseded = value
         }
     }
@@ -90,20 +96,27 @@ final class ExpiringCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
             guard let load = state.loading.removeValue(forKey: key) else { return ([], loaded) }
             if let newer = load.superseded { return (load.waiting, .success(newer)) }
             if case .success(let value) = loaded {
-                insert(value, for: key, at: now, into: &state.entries)
+                insert(value, for: key, at: now, into: &state)
             }
             return (load.waiting, loaded)
         }
         for promise in waiting { promise.completeWith(result) }
     }
 
-    private func insert(_ value: Value, for key: Key, at now: NIODeadline, into entries: inout [Key: Entry]) {
-        if entries.count >= limit, entries[key] == nil {
-            entries = entries.filter { $0.value.expires > now }
-            if entries.count >= limit {
-                entries.remove(at: entries.startIndex)
+    /// O(1) amortised, under the lock every event loop shares: one record in, at most one entry out per write,
+    /// stale records dropped as they reach the front or, when they pile up, in one pass per `limit` writes.
+    private func insert(_ value: Value, for key: Key, at now: NIODeadline, into state: inout State) {
+        if state.entries[key] == nil {
+            while state.entries.count >= limit, let oldest = state.order.popFirst() {
+                if state.entries[oldest.key]?.write == oldest.write { state.entries[oldest.key] = nil }
             }
         }
-        entries[key] = Entry(value: value, expires: now + timeToLive)
+        state.writes += 1
+        state.entries[key] = Entry(value: value, expires: now + timeToLive, write: state.writes)
+        state.order.append((key, state.writes))
+        if state.order.count > 2 * max(limit, 8) {
+            let entries = state.entries
+            state.order = CircularBuffer(state.order.lazy.filter { entries[$0.key]?.write == $0.write })
+        }
     }
 }

@@ -47,6 +47,31 @@ import Testing
         #expect(loader.callCount == 1)
     }
 
+    /// A full cache drops the entry written longest ago (the first to expire), one per write: the device cache
+    /// holds up to a million entries under a lock every event loop shares, so no write may scan them all.
+    @Test func aFullCacheDropsTheOldestWrite() {
+        let clock = self.clock
+        let cache = ExpiringCache<Int, Int>(timeToLive: .seconds(60), limit: 100, now: { clock.now() })
+        for key in 0..<100 {
+            cache.set(key, for: key)
+            clock.advance(.milliseconds(1))
+        }
+        cache.set(-1, for: 0)  // written again: now the newest
+        cache.set(100, for: 100)
+        #expect(cache.value(for: 1) == nil)
+        #expect(cache.value(for: 0) == -1)
+        #expect((2...100).allSatisfy { cache.value(for: $0) == $0 })
+
+        // Rewriting the same keys leaves stale records behind; they never push out live entries.
+        for round in 0..<50 {
+            for key in 2...100 { cache.set(key + round, for: key) }
+        }
+        cache.set(101, for: 101)
+        #expect(cache.value(for: 0) == nil)  // the oldest write now
+        #expect((2...100).allSatisfy { cache.value(for: $0) == $0 + 49 })
+        #expect(cache.value(for: 101) == 101)
+    }
+
     @Test func concurrentLoadsOfOneKeyRunTheLoaderOnce() async throws {
         let cache = cache()
         let loader = GatedLoader(eventLoop: eventLoop)
