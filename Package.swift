@@ -164,6 +164,7 @@ let package = Package(
             name: "HeraldGatewayTests",
             dependencies: [
                 "HeraldGateway", "HeraldTesting", "HeraldStore", "HeraldClient", "HeraldWire", "UserNotifications",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),

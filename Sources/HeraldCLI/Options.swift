@@ -13,9 +13,9 @@ struct DataDirectoryOption: ParsableArguments {
     /// Opens the store, creating the directory and store when missing: a command that adds something (a key, a
     /// token, a policy) may be the first to use a data directory. A new directory is named on standard error
     /// (unless `quietly`), so a mistyped `--data-dir` shows.
-    func openStore(quietly: Bool = false) throws -> (DataDirectory, SQLiteStore) {
+    func openStore(quietly: Bool = false, busyTimeout: Duration = .seconds(10)) throws -> (DataDirectory, SQLiteStore) {
         let directory = try prepare(quietly: quietly)
-        return (directory, try open(directory))
+        return (directory, try Self.open(directory.storePath, in: directory, busyTimeout: busyTimeout))
     }
 
     /// Opens the store of an existing data directory: for commands that act on what is there (list, revoke,
@@ -27,7 +27,7 @@ struct DataDirectoryOption: ParsableArguments {
                 "no Herald data in \(directory.path): check --data-dir (`herald serve` and `herald keys create` create a data directory)"
             )
         }
-        return (directory, try open(directory))
+        return (directory, try Self.open(directory.storePath, in: directory))
     }
 
     /// Creates the directory (0700) when missing, saying so unless `quietly`.
@@ -45,11 +45,12 @@ struct DataDirectoryOption: ParsableArguments {
         return directory
     }
 
-    private func open(_ directory: DataDirectory) throws -> SQLiteStore {
+    /// Opens the SQLite store at `path` (the data directory's, or one `serve --store` names).
+    static func open(_ path: String, in directory: DataDirectory, busyTimeout: Duration = .seconds(10)) throws -> SQLiteStore {
         do {
-            return try SQLiteStore(path: directory.storePath)
+            return try SQLiteStore(path: path, busyTimeout: busyTimeout)
         } catch {
-            throw ValidationError("cannot open the store in \(directory.path): \(error.message)")
+            throw ValidationError("cannot open the store \(path == directory.storePath ? "in \(directory.path)" : path): \(error.message)")
         }
     }
 }

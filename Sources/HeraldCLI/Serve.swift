@@ -50,6 +50,10 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Do not print the quick start.")
     var quiet = false
 
+    /// How long a commit waits while another process (a CLI command) holds the database: then the providers
+    /// waiting for it get 503 ServiceUnavailable, never a request that hangs for GRDB's default 10 s.
+    static let storeBusyTimeout: Duration = .seconds(1)
+
     func validate() throws {
         for (name, port) in [("--provider-port", providerPort), ("--device-port", devicePort), ("--console-port", consolePort)]
         where !(0...65535).contains(port) {
@@ -72,8 +76,8 @@ struct Serve: AsyncParsableCommand {
                 "from": "\(raised.from)", "to": "\(raised.to)",
             ])
         }
-        let (directory, defaultStore) = try dataDirectory.openStore(quietly: true)  // the quick start names it
-        let sqlite = store == "sqlite" ? defaultStore : try SQLiteStore(path: store)
+        let directory = try dataDirectory.prepare(quietly: true)  // the quick start names it
+        let sqlite = try DataDirectoryOption.open(store == "sqlite" ? directory.storePath : store, in: directory, busyTimeout: Self.storeBusyTimeout)
 
         var configuration = GatewayConfiguration()
         configuration.host = host

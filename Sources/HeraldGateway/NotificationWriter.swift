@@ -162,6 +162,11 @@ final class NotificationWriter: Service, Sendable {
                 self.metrics.recordCommit(count: completions.count, since: start)
                 Self.complete(completions, failure: nil)
                 self.onCommitted(committed)
+            case .failure(let error) where error.code == .busy:
+                // Another process (a CLI command) held the database past the store's busy timeout: bounded, and
+                // worth a retry, as APNs' 503 says.
+                self.logger.warning("store busy: another process holds the database", metadata: ["count": "\(completions.count)"])
+                Self.complete(completions, failure: Rejection(.serviceUnavailable, "the store is held by another process; retry shortly"))
             case .failure(let error):
                 self.logger.error("store commit failed", metadata: ["count": "\(completions.count)", "error": "\(error.code): \(error.message)"])
                 Self.complete(completions, failure: Rejection(.internalServerError, "the notification could not be stored"))

@@ -14,7 +14,7 @@ extension SQLiteStore {
     ) {
         guard !batch.isEmpty else { return completion(.success([])) }
         pool.asyncWrite({ db in try Self.insert(batch, in: db) }, completion: { _, result in
-            completion(result.mapError { StoreError(.unavailable, "cannot store \(batch.count) notifications", underlying: $0) })
+            completion(result.mapError { StoreError.sqlite($0, cannot: "store \(batch.count) notifications") })
         })
     }
 

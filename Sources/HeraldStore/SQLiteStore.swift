@@ -15,13 +15,16 @@ public final class SQLiteStore: Store {
 
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
     ///
-    /// `logFrameLimit` bounds the write-ahead log: 4,096 frames are 16 MiB with 4 KiB pages.
-    ///
+    /// - Parameters:
+    ///   - logFrameLimit: Bounds the write-ahead log: 4,096 frames are 16 MiB with 4 KiB pages.
+    ///   - busyTimeout: How long a write waits while another process (a CLI command, a backup) holds the
+    ///     database before it fails with ``StoreError/Code/busy``. The gateway waits briefly, so that a provider
+    ///     gets 503 instead of a request that hangs; a command can afford to wait longer.
     /// - Throws: ``StoreError`` `.unavailable` when the file cannot be opened or migrated.
-    public init(path: String, logFrameLimit: Int = 4096) throws(StoreError) {
+    public init(path: String, logFrameLimit: Int = 4096, busyTimeout: Duration = .seconds(10)) throws(StoreError) {
         self.logFrameLimit = logFrameLimit
         var configuration = Configuration()
-        configuration.busyMode = .timeout(10)
+        configuration.busyMode = .timeout(Double(busyTimeout.components.seconds) + Double(busyTimeout.components.attoseconds) / 1e18)
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA cache_size = -65536")  // 64 MiB: keep index pages in memory
             // Commits never checkpoint; maintain() does, between them.
@@ -35,8 +38,9 @@ public final class SQLiteStore: Store {
             // survives a crash of the process but not of the machine. Every commit must sync the log.
             try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
             try Self.migrator.migrate(pool)
+            // Housekeeping never waits long: a checkpoint that finds the log busy is skipped until the next beat.
             var checkpointConfiguration = Configuration()
-            checkpointConfiguration.busyMode = .timeout(10)
+            checkpointConfiguration.busyMode = .timeout(0.01)
             checkpointer = try DatabaseQueue(path: path, configuration: checkpointConfiguration)
         } catch {
             throw StoreError(.unavailable, "cannot open the SQLite store at \(path)", underlying: error)
@@ -125,7 +129,7 @@ public final class SQLiteStore: Store {
         do {
             return try await pool.write(body)
         } catch {
-            throw StoreError(.unavailable, "cannot \(what)", underlying: error)
+            throw StoreError.sqlite(error, cannot: what)
         }
     }
 
@@ -148,17 +152,15 @@ public final class SQLiteStore: Store {
                 return try outcome.get()
             }
         } catch {
-            throw StoreError(.unavailable, "cannot \(what)", underlying: error)
+            throw StoreError.sqlite(error, cannot: what)
         }
     }
 
     func read<T: Sendable>(_ what: String, _ body: @Sendable @escaping (Database) throws -> T) async throws(StoreError) -> T {
         do {
             return try await pool.read(body)
-        } catch let error as StoreError {
-            throw error
         } catch {
-            throw StoreError(.unavailable, "cannot \(what)", underlying: error)
+            throw StoreError.sqlite(error, cannot: what)
         }
     }
 
@@ -177,11 +179,24 @@ public final class SQLiteStore: Store {
                 _ = try await pool.writeWithoutTransaction { db in try db.checkpoint(.passive) }
             }
         } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
-            // A commit starting the log over held it past the busy timeout (a loaded machine): the next beat copies.
+            // A commit starting the log over, or another process, held it past the checkpointer's 10 ms busy timeout
+            // (or the writer's, for the second pass): the next beat copies.
             return
         } catch {
             throw StoreError(.unavailable, "cannot checkpoint the write-ahead log", underlying: error)
         }
+    }
+}
+
+extension StoreError {
+    /// A failure at the SQLite store's boundary: `.busy` when another connection held the database past the
+    /// busy timeout, else `.unavailable`; a ``StoreError`` thrown inside a transaction passes unchanged.
+    static func sqlite(_ error: any Error, cannot what: String) -> StoreError {
+        if let error = error as? StoreError { return error }
+        if let error = error as? DatabaseError, error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
+            return StoreError(.busy, "cannot \(what): another process holds the database", underlying: error)
+        }
+        return StoreError(.unavailable, "cannot \(what)", underlying: error)
     }
 }
 

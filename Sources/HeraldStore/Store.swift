@@ -71,12 +71,14 @@ extension Store {
 public struct StoreError: Error, CustomStringConvertible, Sendable {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: Hashable, Sendable {
-            case unavailable, corrupt, conflict
+            case unavailable, busy, corrupt, conflict
         }
         private let value: Value
 
         /// The store could not be opened or written (disk full, locked, unreachable).
         public static let unavailable = Code(value: .unavailable)
+        /// Another process held the store past the time a write may wait; a retry may succeed.
+        public static let busy = Code(value: .busy)
         /// Stored data could not be read back.
         public static let corrupt = Code(value: .corrupt)
         /// The write conflicts with what is stored.
