@@ -36,6 +36,18 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // The TLS client rules every Herald client shares: SNI for names only, IP addresses checked against the
+        // certificate's IP SANs, and a refused certificate said in words.
+        .target(
+            name: "HeraldTLS",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
+        ),
         .target(
             name: "HeraldStore",
             dependencies: [
@@ -48,6 +60,7 @@ let package = Package(
             name: "HeraldGateway",
             dependencies: [
                 "HeraldWire",
+                "HeraldTLS",
                 "HeraldStore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -70,6 +83,7 @@ let package = Package(
             name: "HeraldClient",
             dependencies: [
                 "HeraldWire",
+                "HeraldTLS",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -89,6 +103,7 @@ let package = Package(
             name: "UserNotifications",
             dependencies: [
                 "HeraldWire",
+                "HeraldTLS",
                 "CoreLocation",
                 "CSpawn",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -125,6 +140,7 @@ let package = Package(
             name: "herald-bench",
             dependencies: [
                 "HeraldWire",
+                "HeraldTLS",
                 "HeraldClient",
                 "UserNotifications",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -163,8 +179,10 @@ let package = Package(
         .testTarget(
             name: "HeraldGatewayTests",
             dependencies: [
-                "HeraldGateway", "HeraldTesting", "HeraldStore", "HeraldClient", "HeraldWire", "UserNotifications",
+                "HeraldGateway", "HeraldTesting", "HeraldStore", "HeraldClient", "HeraldWire", "HeraldTLS", "UserNotifications",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
@@ -197,6 +215,9 @@ let package = Package(
             dependencies: [
                 "HeraldCLI", "HeraldTesting", "HeraldStore", "HeraldWire", "HeraldClient", "HeraldGateway", "UserNotifications",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),

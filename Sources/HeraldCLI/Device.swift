@@ -108,7 +108,7 @@ struct Device: AsyncParsableCommand {
                 case .unregistered(_, let token):
                     outcome.withLock { $0 = .success(token) }
                     return false
-                case .refused(_, let message):
+                case .refused(_, let message, _):
                     outcome.withLock { $0 = .failure(ValidationError(message)) }
                     return false
                 case .connected, .registered, .notification:
@@ -158,10 +158,7 @@ struct DeviceLinkOptions: ParsableArguments {
             throw ValidationError("cannot read the CA certificate \(ca): no such file or not readable")
         }
         do {
-            return try GatewayLink(
-                gateway: gateway, caPath: ca, key: key, journal: nil,
-                logger: Logger(label: "herald.device", factory: { _ in SwiftLogNoOpLogHandler() })
-            )
+            return try GatewayLink(gateway: gateway, caPath: ca, key: key, journal: nil)
         } catch {
             throw ValidationError("\(error)")
         }

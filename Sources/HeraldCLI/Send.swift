@@ -193,10 +193,6 @@ struct Send: AsyncParsableCommand {
             } else {
                 var message = "error: \(error.message)"
                 if let underlying = error.underlying { message += " (\(underlying))" }
-                if error.code == .connectionFailed, ca == nil, request.endpoint.usesTLS, request.endpoint.host != APNsEndpoint.production.host,
-                   request.endpoint.host != APNsEndpoint.development.host {
-                    message += " — is --ca set to the gateway's DATA_DIR/tls/ca.pem?"
-                }
                 FileHandle.standardError.write(Data((message + "\n").utf8))
             }
             return false

@@ -1,5 +1,6 @@
 import Foundation
 public import HeraldWire
+import HeraldTLS
 public import Logging
 public import NIOCore
 import NIOHPACK
@@ -47,7 +48,8 @@ public final class APNsClient: Service, Sendable {
         self.logger = logger
         self.eventLoopGroup = eventLoopGroup
         let endpoint = configuration.endpoint
-        authority = endpoint.port == 443 ? endpoint.host : "\(endpoint.host):\(endpoint.port)"
+        let host = TLSHost(endpoint.host)  // an IPv6 address in brackets
+        authority = endpoint.port == 443 ? "\(host)" : "\(host):\(endpoint.port)"
         scheme = endpoint.usesTLS ? "https" : "http"
         if let signer = configuration.authentication.tokenSigner {
             tokens = ProviderTokenCache(

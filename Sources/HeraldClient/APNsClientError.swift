@@ -17,7 +17,7 @@ public struct APNsClientError: Error, Sendable, CustomStringConvertible {
     /// What kind of failure this is; an open set.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: Hashable, Sendable {
-            case rejected, timeout, connectionFailed, connectionClosed, invalidRequest, invalidCredentials, shutdown
+            case rejected, timeout, connectionFailed, serverCertificate, connectionClosed, invalidRequest, invalidCredentials, shutdown
         }
 
         private let base: Base
@@ -32,6 +32,9 @@ public struct APNsClientError: Error, Sendable, CustomStringConvertible {
         public static let timeout = Code(.timeout)
         /// No connection could be made (DNS, TCP, TLS).
         public static let connectionFailed = Code(.connectionFailed)
+        /// The server's certificate was refused: not signed by a CA the client trusts, expired, or made for
+        /// other names. The message says which and what to do; no retry can help.
+        public static let serverCertificate = Code(.serverCertificate)
         /// The connection ended while the request was in flight; APNs may or may not have accepted it.
         public static let connectionClosed = Code(.connectionClosed)
         /// The request was refused before sending: a bad token, topic, header or payload.
@@ -46,6 +49,7 @@ public struct APNsClientError: Error, Sendable, CustomStringConvertible {
             case .rejected: "rejected"
             case .timeout: "timeout"
             case .connectionFailed: "connectionFailed"
+            case .serverCertificate: "serverCertificate"
             case .connectionClosed: "connectionClosed"
             case .invalidRequest: "invalidRequest"
             case .invalidCredentials: "invalidCredentials"

@@ -1,5 +1,6 @@
 public import Foundation
 public import HeraldWire
+import HeraldTLS
 import NIOCore
 import NIOHPACK
 import NIOHTTP2
@@ -55,16 +56,16 @@ public final class APNsConnection: Sendable {
         let port = url.port ?? (scheme == "https" ? 443 : 80)
         let tls = scheme == "https" ? try makeTLSContext(trusting: caPath, clientCertificate: clientCertificate) : nil
         let observer = ConnectionObserver()
-        // SNI carries host names only, never IP addresses (RFC 6066 §3).
-        let serverHostname = (try? SocketAddress(ipAddress: host, port: 0)) == nil ? host : nil
+        let tlsHost = TLSHost(host)
         let (channel, multiplexer) = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(TimeAmount(timeout))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .connect(host: host, port: port) { channel in
+            .connect(host: tlsHost.name, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
                     if let tls {
-                        try sync.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverHostname))
+                        try sync.addHandler(NIOSSLClientHandler(context: tls, serverHostname: tlsHost.serverHostname))
+                        try sync.addHandler(CertificateFailureHandler(host: tlsHost, trustedCA: caPath))
                     }
                     var connectionConfiguration = NIOHTTP2Handler.ConnectionConfiguration()
                     // Tests and diagnostics send deliberately broken header blocks; let them through.

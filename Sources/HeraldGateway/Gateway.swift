@@ -65,7 +65,10 @@ public final class Gateway: Sendable {
         let metrics = GatewayMetrics()
         let authority = LocalCertificateAuthority(dataDirectory: dataDirectory)
         try dataDirectory.prepare()
-        try authority.ensure(hostNames: [configuration.host])
+        if let names = try authority.ensure(hostNames: LocalCertificateAuthority.serverNames(listeningOn: configuration.host)),
+           configuration.tlsCertificatePath == nil, !configuration.plaintext {
+            logger.info("issued the gateway's TLS certificate from its local CA", metadata: ["names": "\(names.joined(separator: ", "))"])
+        }
         let tls = configuration.plaintext ? nil : try makeTLSContext(configuration: configuration, authority: authority)
         let adminToken = try dataDirectory.adminToken()
 

@@ -1,5 +1,7 @@
 import Foundation
 import Crypto
+import HeraldTLS
+import NIOCore
 public import HeraldStore
 public import HeraldWire
 import SwiftASN1
@@ -24,15 +26,62 @@ public struct LocalCertificateAuthority: Sendable {
         serverKeyPath = tls + "/server-key.pem"
     }
 
-    /// Creates the CA and a server certificate for `hostNames` unless they already exist.
-    public func ensure(hostNames: [String]) throws {
+    /// Creates the CA unless it exists, and a server certificate naming `hostNames` unless the one there already
+    /// names them all. A new one also keeps the names of the one before, so an address added once stays.
+    ///
+    /// Clients trust the CA, not the server certificate, so a new server certificate needs nothing from them.
+    ///
+    /// - Returns: The names of a server certificate issued now; nil when the existing one was kept.
+    @discardableResult
+    public func ensure(hostNames: [String]) throws -> [String]? {
         let manager = FileManager.default
         if !manager.fileExists(atPath: caCertificatePath) || !manager.fileExists(atPath: caKeyPath) {
             try createAuthority()
         }
-        if !manager.fileExists(atPath: serverCertificatePath) || !manager.fileExists(atPath: serverKeyPath) {
-            try issueServerCertificate(hostNames: hostNames)
+        let wanted = Self.uniqued(hostNames.filter { !$0.isEmpty })
+        var names = wanted
+        if manager.fileExists(atPath: serverKeyPath), let existing = try? existingServerNames() {
+            if wanted.allSatisfy({ existing.contains(Self.canonical($0)) }) { return nil }
+            names += existing
         }
+        names = Self.uniqued(names)
+        try issueServerCertificate(hostNames: names)
+        return names
+    }
+
+    /// What the gateway's certificate must name for clients to reach it as people write its address: `localhost`,
+    /// 127.0.0.1, ::1, the machine's host name, and `host` (it listens there) or, when `host` is 0.0.0.0 or ::,
+    /// every address of the machine's network interfaces.
+    public static func serverNames(listeningOn host: String) -> [String] {
+        var names = [host, "localhost", "127.0.0.1", "::1"]
+        var buffer = [CChar](repeating: 0, count: 256)
+        if gethostname(&buffer, buffer.count) == 0 {
+            names.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        if ["0.0.0.0", "::", "[::]"].contains(host) {
+            let devices = (try? System.enumerateDevices()) ?? []
+            for address in devices.compactMap(\.address) {
+                guard let ip = address.ipAddress, !ip.lowercased().hasPrefix("fe80:") else { continue }  // link-local needs a scope
+                names.append(ip)
+            }
+        }
+        return uniqued(names.filter { !$0.isEmpty && !["0.0.0.0", "::", "[::]"].contains($0) })
+    }
+
+    /// The DNS names and IP addresses (canonical text) of the server certificate, if it was issued by this CA.
+    private func existingServerNames() throws -> Set<String>? {
+        let certificate = try Certificate(pemEncoded: String(contentsOfFile: serverCertificatePath, encoding: .utf8))
+        let (authority, _) = try loadAuthority()
+        guard certificate.issuer == authority.subject, certificate.notValidAfter > Date().addingTimeInterval(30 * 86400) else { return nil }
+        var names: Set<String> = []
+        for name in try certificate.extensions.subjectAlternativeNames.map(Array.init) ?? [] {
+            switch name {
+            case .dnsName(let dns): names.insert(dns.lowercased())
+            case .ipAddress(let bytes): if let text = TLSHost.addressText(Array(bytes.bytes)) { names.insert(text) }
+            default: break
+            }
+        }
+        return names
     }
 
     private func createAuthority() throws {
@@ -63,24 +112,32 @@ public struct LocalCertificateAuthority: Sendable {
     }
 
     private func issueServerCertificate(hostNames: [String]) throws {
+        let (certificate, key) = try issueServerCertificate(naming: hostNames + ["localhost", "127.0.0.1", "::1"])
+        try DataDirectory.writeSecret(PEMFile.contents(key), to: serverKeyPath)
+        try DataDirectory.writePublic(PEMFile.contents(certificate), to: serverCertificatePath)
+    }
+
+    /// Issues a TLS server certificate for `hostNames` (DNS names, IPv4 and IPv6 addresses; brackets allowed).
+    ///
+    /// - Returns: The certificate and its private key, both PEM.
+    public func issueServerCertificate(naming hostNames: [String]) throws -> (certificatePEM: String, keyPEM: String) {
         var names: [GeneralName] = []
-        for host in Set(hostNames + ["localhost", "127.0.0.1", "::1"]).sorted() {
-            if let address = Self.ipAddressBytes(host) {
+        for host in Self.uniqued(hostNames) where !host.isEmpty {
+            if let address = TLSHost.addressBytes(host) {
                 names.append(.ipAddress(ASN1OctetString(contentBytes: ArraySlice(address))))
-            } else if !host.isEmpty {
+            } else {
                 names.append(.dnsName(host))
             }
         }
         let (certificate, key) = try issue(
-            subject: try DistinguishedName { CommonName(hostNames.first ?? "localhost") },
+            subject: try DistinguishedName { CommonName(Self.canonical(hostNames.first ?? "localhost")) },
             extensions: try Certificate.Extensions {
                 Critical(KeyUsage(digitalSignature: true))
                 try ExtendedKeyUsage([.serverAuth])
                 SubjectAlternativeNames(names)
             }
         )
-        try DataDirectory.writeSecret(PEMFile.contents(key.pemRepresentation), to: serverKeyPath)
-        try DataDirectory.writePublic(PEMFile.contents(try certificate.serializeAsPEM().pemString), to: serverCertificatePath)
+        return (try certificate.serializeAsPEM().pemString, key.pemRepresentation)
     }
 
     /// Issues a client certificate for certificate-based provider authentication.
@@ -137,15 +194,19 @@ public struct LocalCertificateAuthority: Sendable {
         )
     }
 
-    static func ipAddressBytes(_ text: String) -> [UInt8]? {
-        var v4 = in_addr()
-        if inet_pton(AF_INET, text, &v4) == 1 {
-            return withUnsafeBytes(of: &v4) { Array($0) }
-        }
-        var v6 = in6_addr()
-        if inet_pton(AF_INET6, text, &v6) == 1 {
-            return withUnsafeBytes(of: &v6) { Array($0) }
-        }
-        return nil
+    /// An IP address as one text (`::0001` and `::1` are the same), a name in lower case.
+    static func canonical(_ host: String) -> String {
+        TLSHost.addressBytes(host).flatMap(TLSHost.addressText) ?? host.lowercased()
+    }
+
+    /// Whether `host` is an IPv4 or IPv6 address (brackets allowed) rather than a name.
+    public static func isAddress(_ host: String) -> Bool {
+        TLSHost.addressBytes(host) != nil
+    }
+
+    /// Canonical, in first-seen order, each once.
+    static func uniqued(_ hosts: [String]) -> [String] {
+        var seen: Set<String> = []
+        return hosts.map(canonical).filter { seen.insert($0).inserted }
     }
 }

@@ -54,10 +54,11 @@ public struct DataDirectory: Sendable, Hashable {
         guard FileManager.default.createFile(atPath: temporary, contents: contents, attributes: [.posixPermissions: 0o600]) else {
             throw FileWriteError(path: path)
         }
-        if FileManager.default.fileExists(atPath: path) {
-            _ = try FileManager.default.replaceItemAt(URL(fileURLWithPath: path), withItemAt: URL(fileURLWithPath: temporary))
-        } else {
-            try FileManager.default.moveItem(atPath: temporary, toPath: path)
+        // rename(2) replaces an existing file atomically. Foundation's replaceItemAt on Linux removed the file
+        // and left the new one under its temporary name.
+        guard rename(temporary, path) == 0 else {
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw FileWriteError(path: path)
         }
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
     }

@@ -27,8 +27,7 @@ final class GatewayLinkDevice: BenchDevice {
 
     init(gateway: String, caPath: String?, topic: String, journal: DeliveryJournal?, tls: TLSConfiguration? = nil) throws {
         link = try GatewayLink(
-            gateway: gateway, caPath: caPath, key: P256.Signing.PrivateKey(), journal: journal,
-            logger: Logger(label: "herald.bench", factory: { _ in SwiftLogNoOpLogHandler() }), tls: tls
+            gateway: gateway, caPath: caPath, key: P256.Signing.PrivateKey(), journal: journal, tls: tls
         )
         self.topic = topic
     }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HeraldTLS
 import HeraldWire
 import NIOCore
 import NIOHTTP1
@@ -17,10 +18,12 @@ import Synchronization
 /// hundred devices on the gateway's two cores, took about a third of the machine at 10,000/s. `--gateway-link`
 /// runs the real thing instead.
 final class ChannelDevice: BenchDevice {
-    private let host: String
+    private let host: TLSHost
     private let port: Int
     private let path: String
     private let tls: NIOSSLContext?
+    /// The CA file `tls` trusts, to name in a refused certificate's message.
+    private let trustedCA: String?
     private let topic: String
     /// The device's identity: every link it opens proves this key, so a reconnect is the same device.
     private let key = P256.Signing.PrivateKey()
@@ -28,17 +31,18 @@ final class ChannelDevice: BenchDevice {
     private let closedReason = Mutex<String?>(nil)
 
     /// - Parameter tls: The client TLS context (one shared by every device), used when `gateway` is `https://`.
-    init(gateway: String, tls: NIOSSLContext, topic: String) throws {
+    init(gateway: String, tls: NIOSSLContext, trustedCA: String?, topic: String) throws {
         guard let url = URLComponents(string: gateway), let host = url.host, let scheme = url.scheme?.lowercased() else {
             throw BenchError("\(gateway) is not a URL such as https://localhost:5223")
         }
         guard scheme == "https" || scheme == "http" else {
             throw BenchError("\(gateway): use https:// (or http:// for a --plaintext gateway)")
         }
-        self.host = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))  // an IPv6 address comes bracketed
+        self.host = TLSHost(host)
         port = url.port ?? (scheme == "https" ? 443 : 80)
         path = url.path.isEmpty || url.path == "/" ? DeviceLinkMessage.path : url.path
         self.tls = scheme == "https" ? tls : nil
+        self.trustedCA = trustedCA
         self.topic = topic
     }
 
@@ -74,17 +78,17 @@ final class ChannelDevice: BenchDevice {
         let tls = self.tls
         let topic = self.topic
         let key = self.key
-        // SNI carries host names only; with an address the CA is still checked (--skip-hostname-check).
-        let serverHostname = isAddress(host) ? nil : host
+        let (host, trustedCA) = (self.host, self.trustedCA)
         var headers = HTTPHeaders()
         headers.add(name: "Host", value: "\(host):\(port)")
         let request = HTTPRequestHead(version: .http1_1, method: .GET, uri: path, headers: headers)
         return try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelOption(.tcpOption(.tcp_nodelay), value: 1)
-            .connect(host: host, port: port) { channel in
+            .connect(host: host.name, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     if let tls {
-                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverHostname))
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: host.serverHostname))
+                        try channel.pipeline.syncOperations.addHandler(CertificateFailureHandler(host: host, trustedCA: trustedCA))
                     }
                     let upgrader = NIOTypedWebSocketClientUpgrader<Bool>(maxFrameSize: 1 << 16) { channel, _ in
                         channel.eventLoop.makeCompletedFuture {
@@ -104,11 +108,6 @@ final class ChannelDevice: BenchDevice {
                 }
             }
     }
-}
-
-/// Whether `host` is an IPv4 or IPv6 address rather than a name.
-func isAddress(_ host: String) -> Bool {
-    (try? SocketAddress(ipAddress: host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port: 0)) != nil
 }
 
 /// The device's side of one link once upgraded. Runs on its channel's event loop only.
@@ -196,7 +195,7 @@ final class DeviceLinkClientHandler: ChannelInboundHandler {
         case .notification(let notification):
             callbacks.notification(notification)
             send(.ack(uniqueID: notification.uniqueID), context: context)
-        case .error(let reason, let text):
+        case .error(let reason, let text, _):
             fail("the gateway refused: \(reason) \(text)", context: context)
         default:
             fail("the gateway sent an unexpected \(message.typeName)", context: context)

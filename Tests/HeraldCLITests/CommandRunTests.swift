@@ -5,7 +5,9 @@ import NIOCore
 import HeraldTesting
 import HeraldWire
 import Testing
+import SwiftASN1
 import UserNotifications
+import X509
 
 /// The built `herald` binary, run as a user would.
 @Suite struct CommandRunTests {
@@ -164,6 +166,55 @@ import UserNotifications
         #expect(keyless.status != 0)
         #expect(keyless.error.contains("give the certificate's key with --cert-key, or join them"), "\(keyless.error)")
         try await gateway.stop()
+    }
+
+    /// `herald send` to a gateway named by its IPv4 or IPv6 address; without the gateway's CA it says so once, in
+    /// words, and does not retry what no retry can fix.
+    @Test(arguments: [("127.0.0.1", "127.0.0.1"), ("::1", "[::1]")])
+    func sendReachesAGatewayByAddressAndSaysAnUntrustedOneOnce(listening host: String, url: String) async throws {
+        let data = Self.temporaryDirectory()
+        let store = try SQLiteStore(path: { try? DataDirectory(path: data).prepare(); return DataDirectory(path: data).storePath }())
+        let gateway = try await TestGateway.start(store: store) { $0.host = host; $0.directoryTimeToLive = .milliseconds(100) }
+        let keyPath = data + "/key.p8"
+        #expect(try await Self.run(["keys", "create", "--data-dir", data, "--team-id", "TEAM123456", "--key-id", "KEYADDRESS", "--out", keyPath]).status == 0)
+        let token = try await Self.run(["tokens", "issue", "--data-dir", data, "--topic", "com.example.address"]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let common = ["send", "--gateway", "https://\(url):\(gateway.gateway.providerPort)", "--p8", keyPath, "--key-id", "KEYADDRESS",
+                      "--team-id", "TEAM123456", "--topic", "com.example.address", "--device", token, "-"]
+        let sent = try await Self.run(common + ["--ca", gateway.caPath], input: #"{"aps":{"alert":"by address"}}"#)
+        #expect(sent.status == 0 && sent.output.contains("status: 200"), "\(sent.output) \(sent.error)")
+
+        let untrusted = try await Self.run(common, input: #"{"aps":{"alert":"by address"}}"#)
+        #expect(untrusted.status == 1)
+        let lines = untrusted.error.split(separator: "\n")
+        #expect(lines.count == 1, "\(untrusted.error)")
+        #expect(untrusted.error.contains("the gateway's certificate is not signed by the CA you trust (the system's CAs)"), "\(untrusted.error)")
+        #expect(untrusted.error.contains("pass --ca"), "\(untrusted.error)")
+        #expect(!untrusted.error.contains("CERTIFICATE_VERIFY_FAILED"), "\(untrusted.error)")
+        try await gateway.stop()
+    }
+
+    /// `certs create --host` issues a server certificate for names and addresses, which `serve --tls-cert` serves.
+    @Test func certsCreateIssuesServerCertificatesForAddresses() async throws {
+        let data = Self.temporaryDirectory()
+        let (certificate, key) = (data + "-server.pem", data + "-server-key.pem")
+        let issued = try await Self.run(["certs", "create", "--data-dir", data, "--host", "192.0.2.44", "--host", "[2001:db8::7]",
+                                         "--host", "gateway.lan", "--out", certificate, "--key-out", key])
+        #expect(issued.status == 0, "\(issued.error)")
+        #expect(issued.output.contains("serve it with --tls-cert \(certificate) --tls-key \(key)"))
+        let parsed = try Certificate(pemEncoded: String(contentsOfFile: certificate, encoding: .utf8))
+        let names = try #require(try parsed.extensions.subjectAlternativeNames).map { name -> String in
+            switch name {
+            case .dnsName(let dns): dns
+            case .ipAddress(let bytes): bytes.bytes.map(String.init).joined(separator: ".")
+            default: "\(name)"
+            }
+        }
+        #expect(names == ["192.0.2.44", "32.1.13.184.0.0.0.0.0.0.0.0.0.0.0.7", "gateway.lan"])
+
+        let both = try await Self.run(["certs", "create", "--data-dir", data, "--host", "gateway.lan", "--topic", "com.example.app", "--out", certificate, "--key-out", key])
+        #expect(both.status != 0 && both.error.contains("give one kind"), "\(both.error)")
+        let bad = try await Self.run(["certs", "create", "--data-dir", data, "--host", "not a host", "--out", certificate, "--key-out", key])
+        #expect(bad.status != 0 && bad.error.contains("neither an IP address nor a host name"), "\(bad.error)")
     }
 
     /// `keys create` and `tokens issue` against a data directory a gateway is serving from, then `send`.

@@ -21,6 +21,46 @@ import Testing
         return response
     }
 
+    /// Devices on other machines name the gateway by address: IPv4 and IPv6 literals link (no SNI, the certificate's
+    /// IP addresses checked).
+    @Test(arguments: [("127.0.0.1", "127.0.0.1"), ("::1", "[::1]")])
+    func deviceLinksToAGatewayNamedByAddress(listening host: String, url: String) async throws {
+        let gateway = try await TestGateway.start { $0.host = host }
+        let data = CommandRunTests.temporaryDirectory()
+        let device = try HeraldProcess.start([
+            "device", "--gateway", "https://\(url):\(try await gateway.gateway.devicePort())", "--ca", gateway.caPath,
+            "--data-dir", data, "--topic", TestGateway.topic, "--json",
+        ])
+        defer { device.terminate() }
+        #expect(await device.waitForOutput(containing: #""registered""#), "\(device.errorOutput)")
+        #expect(!device.errorOutput.contains("reconnecting"), "\(device.errorOutput)")
+        device.terminate()
+        _ = await device.exitStatus()
+        try await gateway.stop()
+    }
+
+    /// A gateway certificate the device refuses is said in words, with the flag that fixes it, at most once a
+    /// minute while the daemon keeps retrying (it reconnects every few seconds).
+    @Test func aRefusedGatewayCertificateIsSaidOnceWhileTheDeviceRetries() async throws {
+        let gateway = try await TestGateway.start()
+        let other = try await TestGateway.start()
+        let data = CommandRunTests.temporaryDirectory()
+        let device = try HeraldProcess.start([
+            "device", "--gateway", "https://127.0.0.1:\(try await gateway.gateway.devicePort())", "--ca", other.caPath,
+            "--data-dir", data, "--topic", TestGateway.topic, "--json",
+        ])
+        defer { device.terminate() }
+        #expect(await device.waitForErrorOutput(containing: "pass --ca"), "\(device.errorOutput)")
+        try await Task.sleep(for: .seconds(3))  // the link retries after 0.2, 0.4, 0.8 and 1.6 s
+        let said = device.errorOutput.components(separatedBy: "the gateway's certificate is not signed by the CA you trust").count - 1
+        #expect(said == 1, "\(device.errorOutput)")
+        #expect(!device.errorOutput.contains("CERTIFICATE_VERIFY_FAILED"), "\(device.errorOutput)")
+        device.terminate()
+        _ = await device.exitStatus()
+        try await other.stop()
+        try await gateway.stop()
+    }
+
     @Test func deviceRegistersPrintsNotificationsAsJSONAndUnregisters() async throws {
         let gateway = try await TestGateway.start()
         let data = CommandRunTests.temporaryDirectory()

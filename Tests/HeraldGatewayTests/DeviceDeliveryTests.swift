@@ -133,8 +133,9 @@ import Testing
         #expect(response.timestamp != nil)
         // Unregistering an app the device does not have is refused, and the link stays open.
         device.send(.unregister(topic: "com.example.never"))
-        guard case .error(let reason, _)? = try await device.next() else { Issue.record("no error"); return }
+        guard case .error(let reason, _, let topic)? = try await device.next() else { Issue.record("no error"); return }
         #expect(reason == "NotRegistered")
+        #expect(topic == "com.example.never")  // the device knows which request it answers
         #expect(try await device.register("com.example.other").count == 64)
         await device.leave()
         try await gateway.stop()

@@ -38,7 +38,7 @@ import UserNotifications
     private func link(_ gateway: TestGateway, key: P256.Signing.PrivateKey, journal: String) async throws -> GatewayLink {
         try GatewayLink(
             gateway: "https://localhost:\(try await gateway.gateway.devicePort())", caPath: gateway.caPath, key: key,
-            journal: try DeliveryJournal(path: journal), logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+            journal: try DeliveryJournal(path: journal)
         )
     }
 

@@ -40,6 +40,15 @@ import Testing
         + #""uniqueID":"0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d","topic":"t","bundleID":"t","deviceToken":"ab","#
         + #""pushType":"alert","priority":10,"receivedAt":1,"#
 
+    /// A refusal names the app it refuses; one from a gateway that did not (before the field) still reads.
+    @Test func aRefusalNamesItsTopic() throws {
+        let refusal = DeviceLinkMessage.error(reason: "BadTopic", message: "not a bundle id", topic: "com..bad")
+        #expect(try DeviceLinkMessage.decode(refusal.encoded()) == refusal)
+        #expect(refusal.encoded().contains(#""topic":"com..bad""#))
+        let older = #"{"type":"error","reason":"NotRegistered","message":"no registration"}"#
+        #expect(try DeviceLinkMessage.decode(older) == .error(reason: "NotRegistered", message: "no registration", topic: nil))
+    }
+
     @Test func thePayloadIsKeptAsSentAndTheLastOneWins() throws {
         let text = Self.head + #""payload":{"x":1},"payload" :  {"b":[1, {"c":"é"}],"a":2} }"#
         guard case .notification(let read) = try DeviceLinkMessage.decode(text) else {

@@ -1,3 +1,4 @@
+import HeraldTLS
 import Logging
 import NIOCore
 import NIOSSL
@@ -168,10 +169,16 @@ final class ConnectionPool: Sendable {
                 defer { state.waiters.removeAll() }
                 return state.waiters
             }
-            let failure = (error as? APNsClientError) ?? APNsClientError(
-                .connectionFailed, "cannot connect to \(configuration.endpoint)", underlying: error
-            )
-            logger.info("APNs connection failed", metadata: ["endpoint": "\(configuration.endpoint)", "error": "\(error)"])
+            let failure: APNsClientError
+            if let error = error as? APNsClientError {
+                failure = error
+            } else if let refused = error as? TLSCertificateFailure {
+                failure = APNsClientError(.serverCertificate, "cannot connect to \(configuration.endpoint): \(refused)")
+            } else {
+                failure = APNsClientError(.connectionFailed, "cannot connect to \(configuration.endpoint)", underlying: error)
+            }
+            // Every request waiting for the connection gets the failure: the callers say it, once each.
+            logger.debug("APNs connection failed", metadata: ["endpoint": "\(configuration.endpoint)", "error": "\(failure)"])
             for waiter in waiters { waiter.resume(throwing: failure) }
             throw failure
         }

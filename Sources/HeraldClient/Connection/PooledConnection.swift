@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTLS
 import Logging
 import NIOCore
 import NIOHTTP2
@@ -60,19 +61,19 @@ final class PooledConnection: Sendable {
             pingTimeout: TimeAmount(configuration.pingTimeout),
             resolution: TimeAmount(configuration.timerResolution)
         )
-        // SNI carries host names only, never IP addresses (RFC 6066 §3).
-        let serverHostname = (try? SocketAddress(ipAddress: endpoint.host, port: 0)) == nil ? endpoint.host : nil
+        let host = TLSHost(endpoint.host)
         var logger = logger
         logger[metadataKey: "apns-connection"] = "\(id)"
         let connectionLogger = logger
         let (channel, handler) = try await ClientBootstrap(group: eventLoop)
             .connectTimeout(TimeAmount(configuration.connectTimeout))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .connect(host: endpoint.host, port: endpoint.port) { channel in
+            .connect(host: host.name, port: endpoint.port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
                     if let tls {
-                        try sync.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverHostname))
+                        try sync.addHandler(NIOSSLClientHandler(context: tls, serverHostname: host.serverHostname))
+                        try sync.addHandler(CertificateFailureHandler(host: host, trustedCA: configuration.trustRootsPath))
                     }
                     var connectionConfiguration = NIOHTTP2Handler.ConnectionConfiguration()
                     connectionConfiguration.initialSettings = [

@@ -50,7 +50,7 @@ final class DeviceLinkServices: Sendable {
         switch request {
         case .register(let topic):
             guard !topic.isEmpty, TopicSyntax.isValid(topic) else {
-                return .error(reason: "BadTopic", message: "\"\(topic)\" is not a bundle id such as com.example.app")
+                return .error(reason: "BadTopic", message: "\"\(topic)\" is not a bundle id such as com.example.app", topic: topic)
             }
             let device = try await store.register(
                 owner: deviceID, bundleID: topic, environment: configuration.environment, at: clock.now()
@@ -59,7 +59,7 @@ final class DeviceLinkServices: Sendable {
             return .registered(topic: topic, deviceToken: device.token.hex)
         case .unregister(let topic):
             guard var device = try await store.devices(owner: deviceID).first(where: { $0.topic == topic }) else {
-                return .error(reason: "NotRegistered", message: "this device has no registration for \(topic)")
+                return .error(reason: "NotRegistered", message: "this device has no registration for \(topic)", topic: topic)
             }
             let now = clock.now()
             _ = try await store.retireDevice(device.token, as: .unregistered, at: now)

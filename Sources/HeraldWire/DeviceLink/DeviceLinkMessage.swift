@@ -20,8 +20,9 @@ public enum DeviceLinkMessage: Sendable, Hashable {
     case notification(LinkNotification)
     /// device → gateway: this notification arrived and need not be sent again.
     case ack(uniqueID: UUID)
-    /// gateway → device: a request (register, unregister) was refused; the link stays open.
-    case error(reason: String, message: String)
+    /// gateway → device: a request (register, unregister) was refused; the link stays open. `topic` names the
+    /// app the refused request was for (absent from gateways before it was added: then it may be any).
+    case error(reason: String, message: String, topic: String? = nil)
 
     public struct Hello: Sendable, Hashable {
         /// Base64url of the x9.63 P-256 public key.
@@ -69,8 +70,10 @@ extension DeviceLinkMessage {
             return object(type: "unregistered", ["topic": .string(topic), "deviceToken": .string(token)])
         case .ack(let uniqueID):
             return object(type: "ack", ["uniqueID": .string(APNsID.format(uniqueID))])
-        case .error(let reason, let message):
-            return object(type: "error", ["reason": .string(reason), "message": .string(message)])
+        case .error(let reason, let message, let topic):
+            var fields: [String: JSONValue] = ["reason": .string(reason), "message": .string(message)]
+            if let topic { fields["topic"] = .string(topic) }
+            return object(type: "error", fields)
         case .notification(let notification):
             return String(decoding: Self.notificationText(notification), as: UTF8.self)
         }
@@ -145,7 +148,7 @@ extension DeviceLinkMessage {
         case "unregister": return .unregister(topic: try string("topic"))
         case "unregistered": return .unregistered(topic: try string("topic"), deviceToken: try string("deviceToken"))
         case "ack": return .ack(uniqueID: try uuid("uniqueID"))
-        case "error": return .error(reason: try string("reason"), message: try string("message"))
+        case "error": return .error(reason: try string("reason"), message: try string("message"), topic: fields["topic"]?.stringValue)
         case "notification":
             guard let payload = rawPayload, payload.first == UInt8(ascii: "{") else {
                 throw DecodingError("notification needs the object \"payload\"")

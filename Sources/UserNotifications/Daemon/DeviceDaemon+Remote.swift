@@ -5,10 +5,13 @@ import Synchronization
 extension DeviceDaemon {
     // MARK: The gateway link
 
-    /// Holds the link (reconnecting), registering the installed apps and the named topics on each connection.
+    /// Holds the link (reconnecting), registering the installed apps and the named topics on each connection. A
+    /// reason the link closed is reported at most once a minute while it repeats (a gateway certificate the device
+    /// refuses, a gateway that is down): the daemon keeps trying meanwhile.
     func runLink(_ gatewayLink: GatewayLink) async throws {
         let apps = self.apps
         let named = configuration.topics
+        let lastReported = Mutex<(reason: String, at: ContinuousClock.Instant)?>(nil)
         try await gatewayLink.run(topics: {
             var topics = named
             for app in (try? apps.all()) ?? [] where !topics.contains(app.bundleIdentifier) { topics.append(app.bundleIdentifier) }
@@ -17,7 +20,13 @@ extension DeviceDaemon {
             try await linkEvent(event)
         } onDisconnect: { [self] reason in
             link.withLock { $0.sender = nil }
-            report(.linkClosed(reason: reason))
+            let now = ContinuousClock.now
+            let repeated = lastReported.withLock { last in
+                if let last, last.reason == reason, now - last.at < .seconds(60) { return true }
+                last = (reason, now)
+                return false
+            }
+            if !repeated { report(.linkClosed(reason: reason)) }
         }
     }
 
@@ -26,23 +35,14 @@ extension DeviceDaemon {
         case .connected(_, let sender):
             link.withLock { $0.sender = sender }
         case .registered(let topic, let token):
-            let waiting = link.withLock { link in
-                link.tokens[topic] = token
-                return link.waiting.removeValue(forKey: topic) ?? []
-            }
-            for continuation in waiting { continuation.resume(returning: .success(token)) }
+            link.withLock { $0.tokens[topic] = token }
+            registrations.finish(topic, with: .success(token))
             report(.registered(topic: topic, deviceToken: token))
         case .unregistered(let topic, let token):
             link.withLock { _ = $0.tokens.removeValue(forKey: topic) }
             report(.unregistered(topic: topic, deviceToken: token))
-        case .refused(let reason, let message):
-            // A refused registration fails whoever waits for one.
-            let waiting = link.withLock { link in
-                defer { link.waiting = [:] }
-                return link.waiting.values.flatMap { $0 }
-            }
-            let error = UNError(.notificationsNotAllowed, "the gateway refused: \(reason): \(message)")
-            for continuation in waiting { continuation.resume(returning: .failure(error)) }
+        case .refused(let reason, let message, let topic):
+            registrations.refuse(topic: topic, with: UNError(.notificationsNotAllowed, "the gateway refused: \(reason): \(message)"))
             report(.refused(reason: reason, message: message))
         case .notification(let notification):
             // Kept before the gateway hears of it: from here on a daemon restart loses nothing.
@@ -56,6 +56,8 @@ extension DeviceDaemon {
     }
 
     /// The app's device token: known from the link's registrations, or asked for now.
+    ///
+    /// Each call waits on its own (``RegistrationWaiters``), at most `registrationTimeout`.
     func registerForRemoteNotifications(_ bundleID: String) async throws(UNError) -> String {
         guard configuration.link != nil else {
             throw UNError(.notificationsNotAllowed, "this device daemon has no gateway: start it with `herald device --gateway https://HOST:5223`")
@@ -64,23 +66,9 @@ extension DeviceDaemon {
         guard let sender = link.withLock({ $0.sender }) else {
             throw UNError(.notificationsNotAllowed, "the device daemon is not connected to its gateway right now; try again shortly")
         }
-        let timeout = configuration.registrationTimeout
-        let result: Result<String, UNError> = await withCheckedContinuation { continuation in
-            link.withLock { $0.waiting[bundleID, default: []].append(continuation) }
-            Task {
-                do {
-                    try await sender.send(.register(topic: bundleID))
-                    try await Task.sleep(for: timeout)
-                } catch {}
-                let late = link.withLock { link -> [CheckedContinuation<Result<String, UNError>, Never>] in
-                    link.waiting.removeValue(forKey: bundleID) ?? []
-                }
-                for waiting in late {
-                    waiting.resume(returning: .failure(UNError(.notificationsNotAllowed, "the gateway did not register \(bundleID) in time")))
-                }
-            }
-        }
-        return try result.get()
+        return try await registrations.wait(for: bundleID, timeout: configuration.registrationTimeout) {
+            try await sender.send(.register(topic: bundleID))
+        }.get()
     }
 
     // MARK: The inbox
@@ -109,39 +97,66 @@ extension DeviceDaemon {
                 let app = try? apps.app(bundleID: item.bundleID)
                 if payload.wantsServiceExtension, let service = app?.serviceExtension, let app {
                     Task {
-                        await present(item, payload, app: app, service: service)
-                        inboxInFlight.withLock { _ = $0.remove(item.apnsID) }
+                        presented(item, failure: await present(item, payload, app: app, service: service))
                     }
                 } else {
-                    await present(item, payload, app: app, service: nil)
-                    inboxInFlight.withLock { _ = $0.remove(item.apnsID) }
+                    presented(item, failure: await present(item, payload, app: app, service: nil))
                 }
             }
         }
     }
 
+    /// Ends `item`'s turn; one that could not be presented (its store busy or failing, say) stays in the inbox
+    /// and is tried again after a back-off of 1 s doubling to 5 minutes, as long as the daemon runs.
+    private func presented(_ item: NotificationStore.InboxItem, failure: UNError?) {
+        inboxInFlight.withLock { _ = $0.remove(item.apnsID) }
+        guard let failure else {
+            presentationFailures.withLock { $0[item.apnsID] = nil }
+            return
+        }
+        let attempt = presentationFailures.withLock { failures in
+            failures[item.apnsID, default: 0] += 1
+            return failures[item.apnsID, default: 1]
+        }
+        let wait = Backoff.wait(attempt: attempt, initial: .seconds(1), maximum: .seconds(300))
+        let seconds = Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18
+        report(.problem(
+            "cannot present \(item.apnsID) for \(item.bundleID): \(failure.message); it stays in the inbox, trying again in \(String(format: "%.1f", seconds)) s"
+        ))
+        let signal = inboxSignal
+        Task {
+            try? await Task.sleep(for: wait)
+            signal.yield()
+        }
+    }
+
     /// Presents one remote notification (a background push goes to the app instead).
-    private func present(_ item: NotificationStore.InboxItem, _ payload: RemotePayload, app: AppManifest?, service: ExtensionManifest?) async {
+    ///
+    /// - Returns: Why it could not be presented; it then stays in the inbox.
+    private func present(
+        _ item: NotificationStore.InboxItem, _ payload: RemotePayload, app: AppManifest?, service: ExtensionManifest?
+    ) async -> UNError? {
+        var outcome: ServiceExtensionOutcome?
         do throws(UNError) {
             if payload.isBackground {
                 do {
                     try store.closeInbox(item.apnsID)
                 } catch {
-                    report(.problem("cannot close \(item.apnsID) in the inbox: \(error); it will be handed over again"))
-                    return
+                    return UNError(.notificationsNotAllowed, "cannot close it in the inbox before handing it over: \(error)")
                 }
                 report(.background(apnsID: item.apnsID, bundleID: item.bundleID, payload: item.payload))
                 await hand(.remoteNotification(userInfo: payload.userInfo), to: item.bundleID, reason: "remote-notification")
-                return
+                return nil
             }
             var request = payload.request(identifier: item.identifier, strings: app.map { LocalizedStrings(bundleDirectory: $0.bundleDirectory) })
             if let service, let app {
-                let outcome = await runner.run(
+                let ran = await runner.run(
                     executable: service.executable, request: request, environment: extensionEnvironment(app, service),
                     attachments: attachmentStore(of: app.bundleIdentifier, bundleDirectory: app.bundleDirectory, in: configuration.dataDirectory)
                 )
-                request = outcome.request
-                report(.serviceExtension(apnsID: item.apnsID, bundleID: item.bundleID, outcome: outcome.summary))
+                outcome = ran
+                request = ran.request
+                report(.serviceExtension(apnsID: item.apnsID, bundleID: item.bundleID, outcome: ran.summary))
             }
             let fired = LocalEngine.Fired(
                 bundleID: item.bundleID, notification: NotificationRecord(date: Date(), request: request), lateness: 0, apnsID: item.apnsID
@@ -150,8 +165,14 @@ extension DeviceDaemon {
             // A push with only a badge or sound updates the badge or plays; nothing is shown or listed.
             if !payload.alertIsPresent, request.content.attachments.isEmpty { options.formIntersection([.badge, .sound]) }
             try await engine.complete(fired, options: options)
+            return nil
         } catch {
-            report(.problem("cannot present \(item.apnsID) for \(item.bundleID): \(error.message); it stays in the inbox"))
+            // The extension runs again on the next try: the files it attached this time go.
+            if let outcome, let app {
+                attachmentStore(of: app.bundleIdentifier, bundleDirectory: app.bundleDirectory, in: configuration.dataDirectory)
+                    .release(outcome.request.content.attachments)
+            }
+            return error
         }
     }
 

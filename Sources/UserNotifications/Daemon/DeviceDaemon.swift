@@ -58,17 +58,21 @@ package final class DeviceDaemon: Sendable {
     let link = Mutex(LinkState())
     /// Inbox entries being presented now (apns-ids).
     let inboxInFlight = Mutex<Set<String>>([])
+    /// How many times each inbox entry failed to be presented (apns-id → count), for its back-off.
+    let presentationFailures = Mutex<[String: Int]>([:])
     /// Apps whose queued events are being handed over (true: look again when done).
     let eventDelivery = Mutex<[String: Bool]>([:])
     let inboxSignal: AsyncStream<Void>.Continuation
     let inboxSignals: AsyncStream<Void>
     private let scheduler: CenterRuntime
 
+    /// Apps' `registerForRemoteNotifications()` calls waiting for the gateway.
+    let registrations = RegistrationWaiters()
+
     /// What the daemon knows of the gateway link.
     struct LinkState {
         var sender: GatewayLinkSender?
         var tokens: [String: String] = [:]
-        var waiting: [String: [CheckedContinuation<Result<String, UNError>, Never>]] = [:]
     }
 
     /// Opens the store and the registry; `presenter` shows notifications, `report` hears everything else.

@@ -1,8 +1,7 @@
 package import Crypto
 import Foundation
 package import HeraldWire
-import HummingbirdWSClient
-package import Logging
+import HeraldTLS
 import NIOCore
 package import NIOSSL
 import NIOWebSocket
@@ -16,8 +15,8 @@ package enum GatewayLinkEvent: Sendable {
     case unregistered(topic: String, deviceToken: String)
     /// A notification seen for the first time (duplicates are acknowledged and dropped before this).
     case notification(LinkNotification)
-    /// The gateway refused a request; the link stays open.
-    case refused(reason: String, message: String)
+    /// The gateway refused a request for `topic` (nil from gateways that do not say); the link stays open.
+    case refused(reason: String, message: String, topic: String?)
 }
 
 /// Sends requests on one link connection (until it closes).
@@ -38,48 +37,57 @@ package struct GatewayLinkClosed: Error, CustomStringConvertible {
 /// de-duplicates and acknowledges notifications. `docs/device-link.md` is the protocol.
 package struct GatewayLink: Sendable {
     package let url: String
-    private let tls: TLSConfiguration?
+    private let socket: LinkWebSocket
     private let key: P256.Signing.PrivateKey
     private let journal: DeliveryJournal?
-    private let logger: Logger
 
     /// - Parameters:
-    ///   - gateway: `https://HOST:PORT` (or `wss://`, `ws://`, `http://`) of the gateway's device port.
+    ///   - gateway: `https://HOST:PORT` (or `wss://`, `ws://`, `http://`) of the gateway's device port; HOST may be
+    ///     a name, an IPv4 address or an IPv6 address in brackets.
     ///   - caPath: A PEM file of the CA to trust (the gateway's `DATA_DIR/tls/ca.pem`); nil trusts the system's.
     ///   - journal: Where seen apns-ids are remembered to drop resends; nil when the handler does that itself
     ///     (the device daemon's inbox).
     ///   - tls: A client TLS configuration to use instead of one built from `caPath` (benchmarks that skip
     ///     host name checks to reach one gateway on several loopback addresses).
+    /// - Throws: ``GatewayLinkClosed`` for a URL that is not one, or a CA file that cannot be read.
     package init(
-        gateway: String, caPath: String?, key: P256.Signing.PrivateKey, journal: DeliveryJournal?, logger: Logger,
-        tls: TLSConfiguration? = nil
+        gateway: String, caPath: String?, key: P256.Signing.PrivateKey, journal: DeliveryJournal?, tls: TLSConfiguration? = nil
     ) throws {
-        guard var components = URLComponents(string: gateway), let scheme = components.scheme?.lowercased(), components.host != nil else {
+        guard var components = URLComponents(string: gateway), let scheme = components.scheme?.lowercased(),
+              let host = components.host, !host.isEmpty
+        else {
             throw GatewayLinkClosed(description: "\(gateway) is not a URL such as https://localhost:5223")
         }
+        let secure: Bool
         switch scheme {
-        case "https", "wss": components.scheme = "wss"
-        case "http", "ws": components.scheme = "ws"
+        case "https", "wss": (secure, components.scheme) = (true, "wss")
+        case "http", "ws": (secure, components.scheme) = (false, "ws")
         default: throw GatewayLinkClosed(description: "\(gateway): use https:// (or http:// for a --plaintext gateway)")
         }
         if components.path.isEmpty || components.path == "/" { components.path = DeviceLinkMessage.path }
         guard let url = components.string else { throw GatewayLinkClosed(description: "\(gateway) is not a usable URL") }
         self.url = url
-        if components.scheme == "wss" {
+        var context: NIOSSLContext?
+        if secure {
             var configuration = tls ?? TLSConfiguration.makeClientConfiguration()
-            if tls == nil, let caPath {
-                configuration.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(caPath))
-            }
             // A link that is ending reads no more, so it would only notice the gateway's close_notify when
             // this runs out: NIOSSL's default of 5 s made every stop of a linked device take 5 s.
             configuration.shutdownTimeout = .milliseconds(300)
-            self.tls = configuration
-        } else {
-            self.tls = nil
+            do {
+                if tls == nil, let caPath {
+                    configuration.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(caPath))
+                }
+                context = try NIOSSLContext(configuration: configuration)
+            } catch {
+                throw GatewayLinkClosed(description: "cannot read the CA certificate \(caPath ?? ""): give a PEM file such as the gateway's DATA_DIR/tls/ca.pem")
+            }
         }
+        socket = LinkWebSocket(
+            host: TLSHost(host), port: components.port ?? (secure ? 443 : 80), path: components.percentEncodedPath,
+            tls: context, trustedCA: tls == nil ? caPath : nil
+        )
         self.key = key
         self.journal = journal
-        self.logger = logger
     }
 
     /// One connection: authenticates, sends `requests`, then reports events until the gateway closes the
@@ -93,29 +101,33 @@ package struct GatewayLink: Sendable {
     ) async throws -> String {
         let key = self.key
         let journal = self.journal
-        let close = try await WebSocketClient.connect(
-            url: url,
-            configuration: .init(maxFrameSize: 1 << 16, autoPing: .disabled),
-            tlsConfiguration: tls,
-            logger: logger
-        ) { inbound, outbound, _ in
-            var messages = inbound.messages(maxSize: 1 << 16).makeAsyncIterator()
+        return try await socket.run { inbound, outbound in
+            var events = inbound.makeAsyncIterator()
+            var close: LinkWebSocket.Close?
             func next() async throws -> DeviceLinkMessage? {
-                guard let message = try await messages.next() else { return nil }
-                guard case .text(let text) = message else { throw GatewayLinkClosed(description: "the gateway sent a binary message") }
-                return try DeviceLinkMessage.decode(text)
+                guard close == nil, let event = try await events.next() else { return nil }
+                switch event {
+                case .text(let text):
+                    return try DeviceLinkMessage.decode(text)
+                case .closed(let frame):
+                    close = frame
+                    return nil
+                }
             }
             func send(_ message: DeviceLinkMessage) async throws {
                 try await outbound.write(.text(message.encoded()))
             }
-            guard case .challenge(let nonce)? = try await next() else { return }
+            func ended() -> String { close.map { "\($0)" } ?? "the connection closed" }
+
+            guard case .challenge(let nonce)? = try await next() else { return ended() }
             try await send(.hello(try DeviceIdentity.hello(answering: nonce, with: key)))
-            guard case .welcome(let deviceID)? = try await next() else { return }
+            guard case .welcome(let deviceID)? = try await next() else { return ended() }
             let sender = GatewayLinkSender { message in try await outbound.write(.text(message.encoded())) }
-            guard try await handler(.connected(deviceID: deviceID, sender: sender)) else { return }
-            for request in requests { try await send(request) }
-            while let message = try await next() {
-                let keepGoing: Bool
+            var keepGoing = try await handler(.connected(deviceID: deviceID, sender: sender))
+            if keepGoing {
+                for request in requests { try await send(request) }
+            }
+            while keepGoing, let message = try await next() {
                 switch message {
                 case .registered(let topic, let token):
                     keepGoing = try await handler(.registered(topic: topic, deviceToken: token))
@@ -125,19 +137,20 @@ package struct GatewayLink: Sendable {
                     let first = try await journal?.firstSighting(of: APNsID.format(notification.apnsID)) ?? true
                     keepGoing = first ? try await handler(.notification(notification)) : true
                     try await send(.ack(uniqueID: notification.uniqueID))
-                case .error(let reason, let message):
-                    keepGoing = try await handler(.refused(reason: reason, message: message))
+                case .error(let reason, let message, let topic):
+                    keepGoing = try await handler(.refused(reason: reason, message: message, topic: topic))
                 default:
                     throw GatewayLinkClosed(description: "the gateway sent an unexpected \(message.typeName)")
                 }
-                if !keepGoing {
-                    try await outbound.close(.normalClosure, reason: "done")
-                    return
-                }
             }
+            if close == nil, !keepGoing {
+                // The device's own close: it waits (briefly) for the gateway's answer.
+                try await outbound.write(.close(.normalClosure, reason: "done"))
+                while try await next() != nil {}
+                return "closed by the device"
+            }
+            return ended()
         }
-        guard let close else { return "the connection closed" }
-        return "\(close.closeCode)" + (close.reason.map { ": \($0)" } ?? "")
     }
 
     /// Sessions until cancelled, reconnecting after a dropped link with backoff (0.2 s doubling to 5 s, each

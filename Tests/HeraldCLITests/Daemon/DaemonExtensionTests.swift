@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import HeraldClient
 import HeraldWire
 import Testing
@@ -30,6 +31,31 @@ import UserNotifications
 
         let stripped = try await fixture.push(#"{"aps":{"alert":{"title":"Keep me"},"mutable-content":1},"mode":"removeAlert"}"#)
         #expect(await fixture.waitForEvent("notification") { $0["apnsID"]?.stringValue == stripped.apnsID }?["title"]?.stringValue == "Keep me")
+        try await fixture.stop()
+    }
+
+    /// A notification whose presentation fails (here: another process holds the daemon's database while the
+    /// extension runs) stays in the inbox and is tried again by itself, with the wait said in the log.
+    @Test func aNotificationThatCannotBePresentedIsTriedAgain() async throws {
+        let fixture = try await DaemonFixture.start(serviceExtension: true, budget: 1)
+        try await allow(fixture)
+        var configuration = Configuration()
+        configuration.allowsUnsafeTransactions = true
+        let database = try DatabaseQueue(path: fixture.data + "/notifications.sqlite", configuration: configuration)
+        let pushed = try await fixture.push(#"{"aps":{"alert":{"title":"Held"},"mutable-content":1},"mode":"expire"}"#)
+        // Once it is in the inbox (its extension running for a second), the database is held.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while try await database.read({ try Int.fetchOne($0, sql: "SELECT count(*) FROM inbox WHERE done = 0") }) == 0,
+              ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        try await database.writeWithoutTransaction { try $0.execute(sql: "BEGIN IMMEDIATE") }
+        #expect(await fixture.daemon.waitForErrorOutput(containing: "it stays in the inbox, trying again in"), "\(fixture.daemon.errorOutput)")
+        #expect(!fixture.events("notification").contains { $0["apnsID"]?.stringValue == pushed.apnsID })
+        try await database.writeWithoutTransaction { try $0.execute(sql: "ROLLBACK") }
+
+        let shown = await fixture.waitForEvent("notification") { $0["apnsID"]?.stringValue == pushed.apnsID }
+        #expect(shown?["title"]?.stringValue == "Best attempt", "\(fixture.daemon.errorOutput)")
         try await fixture.stop()
     }
 
