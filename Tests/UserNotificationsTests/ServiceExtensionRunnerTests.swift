@@ -137,13 +137,32 @@ import UserNotifications
         await expectCleanedUp(outcome, harness)
     }
 
-    @Test func aFileOutsideTheExtensionsTemporaryDirectoryIsNotTaken() async throws {
+    /// The seeds' extensions write downloads into caches (`NSSearchPathForDirectoriesInDomains(.cachesDirectory…)`),
+    /// documents or application support, as on iOS inside the extension's container: here too, and they are taken.
+    @Test func filesInTheExtensionsContainerAndAppGroupsAreTaken() async throws {
+        let harness = try ExtensionHarness()
+        let outcome = await harness.run(try ExtensionHarness.request(mode: "containerAttachments"))
+        #expect(outcome.source == .extensionContent, "\(outcome.log)")
+        #expect(outcome.droppedAttachments.isEmpty, "\(outcome.droppedAttachments)")
+        #expect(outcome.request.content.attachments.map(\.identifier) == ["image-0", "image-1", "image-2", "image-3"])
+        #expect(harness.storedFiles.count == 4)
+        let folders = outcome.request.content.body.split(separator: "\n").map(String.init)
+        let workspace = harness.store.directory.deletingLastPathComponent().path + "/.service-extension-"
+        #expect(folders.prefix(3).allSatisfy { $0.hasPrefix(workspace) }, "\(folders)")
+        #expect(folders[0].hasSuffix("/container/Library/Caches"), "\(folders)")
+        #expect(folders[1].hasSuffix("/container/Documents"), "\(folders)")
+        #expect(folders[2].hasSuffix("/container/Library/Application Support"), "\(folders)")
+        #expect(folders[3] == harness.dataDirectory.appendingPathComponent("app-groups/group.com.example.podcast").path, "\(folders)")
+        await expectCleanedUp(outcome, harness)  // the container went with the run
+    }
+
+    @Test func aFileOutsideTheExtensionsContainerIsNotTaken() async throws {
         let harness = try ExtensionHarness()
         let outside = try harness.directory.file("outside.png", Fixtures.png + [0, 0, 0, 0])
         let outcome = await harness.run(try ExtensionHarness.request(mode: "outsideAttachment", userInfo: ["path": outside.path]))
         #expect(outcome.source == .extensionContent, "\(outcome.log)")
         #expect(outcome.request.content.attachments.isEmpty)
-        #expect(outcome.droppedAttachments.first?.contains("outside the extension's temporary directory") == true, "\(outcome.droppedAttachments)")
+        #expect(outcome.droppedAttachments.first?.contains("is outside the extension's container, its app groups and its app's bundle") == true, "\(outcome.droppedAttachments)")
         #expect(FileManager.default.fileExists(atPath: outside.path))
         #expect(harness.storedFiles.isEmpty)
     }
@@ -173,8 +192,10 @@ import UserNotifications
         let outcome = await harness.run(try ExtensionHarness.request(mode: "environment"), environment: ["FIXTURE_TOKEN": "t-42"])
         #expect(outcome.source == .extensionContent, "\(outcome.log)")
         let body = outcome.request.content.body
-        #expect(body.hasSuffix(" TOKEN=t-42"))
+        #expect(body.contains(" TOKEN=t-42 "))
         #expect(body.hasPrefix("TMPDIR=\(harness.store.directory.deletingLastPathComponent().path)/.service-extension-"), "\(body)")
+        #expect(body.contains("/container/tmp "), "\(body)")
+        #expect(body.hasSuffix("/container"), "\(body)")  // HOME
     }
 
     @Test func aMissingExecutableShowsTheOriginal() async throws {

@@ -4,6 +4,37 @@ import Foundation
 import Testing
 import UserNotifications
 
+/// The seeds' image extension: downloads with `URLSession.shared` (no FoundationNetworking import, as on iOS) into
+/// the caches directory and attaches the file.
+final class ImageNotificationService: UNNotificationServiceExtension {
+    override func didReceive(_ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) {
+        let content = (request.content.mutableCopy() as? UNMutableNotificationContent) ?? UNMutableNotificationContent()
+        guard let urlString = request.content.userInfo["image-url"] as? String, let url = URL(string: urlString) else {
+            contentHandler(content)
+            return
+        }
+        URLSession.shared.downloadTask(with: url) { location, response, error in
+            defer { contentHandler(content) }
+            guard let location = location, (response as? HTTPURLResponse)?.statusCode ?? 200 == 200 else { return }
+            let caches = NSSearchPathForDirectoriesInDomains(.cachesDirectory, .userDomainMask, true)[0]
+            let file = URL(fileURLWithPath: caches).appendingPathComponent(url.lastPathComponent)
+            try? FileManager.default.removeItem(at: file)
+            try? FileManager.default.moveItem(at: location, to: file)
+            if let attachment = try? UNNotificationAttachment(identifier: "image", url: file, options: nil) {
+                content.attachments = [attachment]
+            }
+        }.resume()
+    }
+}
+
+/// The seeds read an attachment the system keeps between these calls.
+func firstAttachmentData(of notification: UNNotification) -> Data? {
+    guard let attachment = notification.request.content.attachments.first,
+          attachment.url.startAccessingSecurityScopedResource() else { return nil }
+    defer { attachment.url.stopAccessingSecurityScopedResource() }
+    return try? Data(contentsOf: attachment.url)
+}
+
 final class NotificationService: UNNotificationServiceExtension {
     var contentHandler: ((UNNotificationContent) -> Void)?
     var bestAttemptContent: UNMutableNotificationContent?
@@ -140,6 +171,18 @@ func attach(_ url: URL) -> String {
         #expect(shown?.title == "Wake up! [modified]")
         let plain = SendableHandlerService()
         plain.didReceive(makeReminder()) { content in #expect(content.title == "Wake up!") }
+    }
+
+    @Test func securityScopedResourcesAreReadableFiles() throws {
+        let file = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("scoped-\(UUID().uuidString).txt")
+        try Data("kept".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        #expect(file.startAccessingSecurityScopedResource())
+        file.stopAccessingSecurityScopedResource()
+        #expect(!file.appendingPathExtension("missing").startAccessingSecurityScopedResource())
+        #expect(!URL(string: "https://example.com/a.png")!.startAccessingSecurityScopedResource())
+        let session: URLSession = URLSession.shared
+        #expect(session.configuration.timeoutIntervalForRequest > 0)
     }
 
     @Test func missingAttachment() {

@@ -1,9 +1,8 @@
 // The seed tutorial's podcast service extension: a push with `mutable-content: 1` and the custom keys
 // `podcast-guest` and `podcast-image` gets the title "New episode with GUEST" and the episode's image attached.
 // The device daemon runs this executable for the app com.example.podcast (see ../Podcast.app/PlugIns).
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+// As on iOS, it imports only Foundation and UserNotifications (which brings URLSession on Linux), and keeps what it
+// downloads in its caches directory (inside its own container, which the daemon makes for each run).
 import Foundation
 import UserNotifications
 
@@ -46,10 +45,10 @@ final class NotificationService: UNNotificationServiceExtension {
         }
     }
 
-    /// Fetches `url` (http, https or file) into a file of the temporary directory named with the image's extension.
+    /// Fetches `url` (http, https or file) into a file of the caches directory named with the image's extension.
     private func download(_ url: URL, completion: @escaping (URL?) -> Void) {
         if url.isFileURL {
-            completion(copyToTemporaryFile(url, pathExtension: url.pathExtension))
+            completion(copyToCaches(url, pathExtension: url.pathExtension))
             return
         }
         let task = URLSession.shared.downloadTask(with: url) { location, response, error in
@@ -64,13 +63,14 @@ final class NotificationService: UNNotificationServiceExtension {
                 return
             }
             let pathExtension = url.pathExtension.isEmpty ? Self.pathExtension(forMIMEType: response?.mimeType) : url.pathExtension
-            completion(self.copyToTemporaryFile(location, pathExtension: pathExtension))
+            completion(self.copyToCaches(location, pathExtension: pathExtension))
         }
         task.resume()
     }
 
-    private func copyToTemporaryFile(_ source: URL, pathExtension: String) -> URL? {
-        let destination = FileManager.default.temporaryDirectory
+    private func copyToCaches(_ source: URL, pathExtension: String) -> URL? {
+        let caches = NSSearchPathForDirectoriesInDomains(.cachesDirectory, .userDomainMask, true)[0]
+        let destination = URL(fileURLWithPath: caches)
             .appendingPathComponent("podcast-image-\(UUID().uuidString)").appendingPathExtension(pathExtension)
         do {
             try FileManager.default.copyItem(at: source, to: destination)

@@ -6,7 +6,7 @@ import Foundation
 extension ServiceExtensionRunner {
     /// What to present, from how the process ended and what it left in its result file.
     func conclude(process: ServiceExtensionProcess, ending: Ending, request: RequestRecord,
-                  workspace: ServiceExtensionWorkspace, attachments: AttachmentStore) -> ServiceExtensionOutcome {
+                  workspace: ServiceExtensionWorkspace, appGroups: URL, attachments: AttachmentStore) -> ServiceExtensionOutcome {
         let log = process.log
         func original(_ reason: String) -> ServiceExtensionOutcome { Self.original(request, reason, log: log) }
         if process.overflowed {
@@ -32,7 +32,7 @@ extension ServiceExtensionRunner {
             return original("the service extension's content has no title, subtitle or body; changes that remove the alert text are ignored")
         }
         var dropped: [String] = []
-        content.attachments = take(content.attachments, from: workspace, into: attachments, dropped: &dropped)
+        content.attachments = take(content.attachments, from: workspace, appGroups: appGroups, into: attachments, dropped: &dropped)
         var presented = request
         presented.content = content
         return ServiceExtensionOutcome(request: presented, source: ending.expired ? .bestAttemptAfterExpiry : .extensionContent,

@@ -43,8 +43,8 @@ package struct ServiceExtensionRunner: Sendable {
     /// Runs `executable` for `request` and returns what to present. Never throws: every failure yields the
     /// original content with the reason.
     /// - Parameters:
-    ///   - environment: the extension's whole environment (the runner adds `TMPDIR` and
-    ///     `HERALD_SERVICE_EXTENSION_RESULT`).
+    ///   - environment: the extension's whole environment (the runner adds `HOME`, `XDG_CACHE_HOME`,
+    ///     `XDG_DATA_HOME`, `XDG_CONFIG_HOME` and `TMPDIR` of its container, and `HERALD_SERVICE_EXTENSION_RESULT`).
     ///   - attachments: the app's attachment store, which the extension's attachments move into.
     package func run(executable: URL, request: RequestRecord, environment: [String: String], attachments: AttachmentStore) async -> ServiceExtensionOutcome {
         let name = executable.lastPathComponent
@@ -56,8 +56,8 @@ package struct ServiceExtensionRunner: Sendable {
         }
         defer { workspace.remove() }
 
-        var environment = environment
-        environment["TMPDIR"] = workspace.temporaryDirectory.path
+        let groups = AppGroupContainer.root(environment: environment)
+        var environment = environment.merging(workspace.environment) { $1 }
         environment[ServiceExtensionWire.resultPathVariable] = workspace.resultFile.path
         let process: ServiceExtensionProcess
         do {
@@ -67,7 +67,7 @@ package struct ServiceExtensionRunner: Sendable {
             return Self.original(request, "cannot start the service extension \(executable.path): \(error.localizedDescription)")
         }
         let ending = await drive(process, request: request)
-        return conclude(process: process, ending: ending, request: request, workspace: workspace, attachments: attachments)
+        return conclude(process: process, ending: ending, request: request, workspace: workspace, appGroups: groups, attachments: attachments)
     }
 
     /// Gives the process the request, waits for it (telling it when time is nearly up), and leaves nothing of it

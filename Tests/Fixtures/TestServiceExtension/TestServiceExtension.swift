@@ -65,6 +65,22 @@ final class TestServiceExtension: UNNotificationServiceExtension {
             try! Data("this is not a PNG any more".utf8).write(to: bad.url)  // changed after it was validated
             content.attachments = [good, bad]
             contentHandler(content)
+        case "containerAttachments":
+            // Where the seeds' extensions write what they download: caches, documents, application support, and a
+            // group container the app shares.
+            let folders = [
+                URL(fileURLWithPath: NSSearchPathForDirectoriesInDomains(.cachesDirectory, .userDomainMask, true)[0]),
+                FileManager.default.urls(for: .documentDirectory, in: .userDomainMask)[0],
+                FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0],
+                FileManager.default.containerURL(forSecurityApplicationGroupIdentifier: "group.com.example.podcast")!,
+            ]
+            content.attachments = folders.enumerated().map { index, folder in
+                let url = folder.appendingPathComponent("image-\(index).png")
+                try! TestServiceExtension.png.write(to: url)
+                return try! UNNotificationAttachment(identifier: "image-\(index)", url: url, options: nil)
+            }
+            content.body = folders.map(\.path).joined(separator: "\n")
+            contentHandler(content)
         case "outsideAttachment":
             let url = URL(fileURLWithPath: userInfo["path"] as! String)
             content.attachments = [try! UNNotificationAttachment(identifier: "outside", url: url, options: nil)]
@@ -83,7 +99,7 @@ final class TestServiceExtension: UNNotificationServiceExtension {
             contentHandler(UNNotificationContent())  // the first call wins
         case "environment":
             let environment = ProcessInfo.processInfo.environment
-            content.body = "TMPDIR=\(environment["TMPDIR"] ?? "") TOKEN=\(environment["FIXTURE_TOKEN"] ?? "")"
+            content.body = "TMPDIR=\(environment["TMPDIR"] ?? "") TOKEN=\(environment["FIXTURE_TOKEN"] ?? "") HOME=\(environment["HOME"] ?? "")"
             contentHandler(content)
         default:
             contentHandler(content)
