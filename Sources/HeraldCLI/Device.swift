@@ -56,7 +56,7 @@ struct Device: AsyncParsableCommand {
             let daemon: DeviceDaemon
             do {
                 daemon = try DeviceDaemon(
-                    configuration: configuration, presenter: printer, prompt: TerminalAuthorizationPrompt(),
+                    configuration: configuration, presenter: printer, prompt: TerminalAuthorizationPrompt(asker: .daemon),
                     report: { printer.show($0) }
                 )
             } catch {

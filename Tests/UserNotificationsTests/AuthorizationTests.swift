@@ -32,9 +32,19 @@ import UserNotifications
             Issue.record("expected notificationsNotAllowed")
         } catch {
             #expect(error.code == .notificationsNotAllowed)
-            #expect("\(error)".contains("HERALD_AUTHORIZATION"))
+            #expect("\(error)".contains("herald device settings --app \(EngineHarness.app) --allow"))
         }
         #expect(try await harness.engine.settings(of: EngineHarness.app).authorizationStatus == .notDetermined)
+    }
+
+    /// The question goes to whoever runs the engine: the app's own terminal and environment, or the daemon's.
+    @Test func theUnansweredQuestionSaysWhoAsked() {
+        let alone = TerminalAuthorizationPrompt(environment: [:], asker: .app).unanswered(bundleID: "com.example.app")
+        #expect(alone.contains("run it in a terminal, set HERALD_AUTHORIZATION=grant"))
+        let daemon = TerminalAuthorizationPrompt(environment: [:], asker: .daemon).unanswered(bundleID: "com.example.app")
+        #expect(daemon.contains("went to the device daemon"))
+        #expect(daemon.contains("the app's does not count"))
+        for text in [alone, daemon] { #expect(text.contains("herald device settings --app com.example.app --allow")) }
     }
 
     @Test func provisionalAuthorizationDoesNotAsk() async throws {

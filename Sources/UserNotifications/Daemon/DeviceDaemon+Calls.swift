@@ -27,7 +27,12 @@ extension DeviceDaemon {
         case .settings:
             return .settings(try await engine.settings(of: app))
         case .requestAuthorization(let options):
-            return .granted(try await engine.requestAuthorization(of: app, options: UNAuthorizationOptions(rawValue: options)))
+            do {
+                return .granted(try await engine.requestAuthorization(of: app, options: UNAuthorizationOptions(rawValue: options)))
+            } catch {
+                report(.problem(error.message))  // said where the question went: whoever runs the daemon can answer
+                throw error
+            }
         case .add(let request):
             if let fired = try await engine.add(request, of: app, now: Date()) {
                 try await engine.complete(fired, options: await presentationOptions(for: fired))

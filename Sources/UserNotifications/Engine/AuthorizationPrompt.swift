@@ -7,14 +7,43 @@ import Foundation
 package protocol AuthorizationPrompt: Sendable {
     /// True to allow, false to deny, nil when nobody can answer (no terminal and no `HERALD_AUTHORIZATION`).
     func ask(bundleID: String, options: UNAuthorizationOptions) async -> Bool?
+    /// Where the question went and how to answer it, for an app whose question nobody could answer.
+    func unanswered(bundleID: String) -> String
+}
+
+extension AuthorizationPrompt {
+    package func unanswered(bundleID: String) -> String {
+        "nobody could answer \(bundleID)'s request to send notifications; allow it with `herald device settings --app \(bundleID) --allow`"
+    }
 }
 
 /// `HERALD_AUTHORIZATION=grant|deny` for non-interactive runs; otherwise a question on the terminal.
 package struct TerminalAuthorizationPrompt: AuthorizationPrompt {
-    private let environment: [String: String]
+    /// Whose terminal and environment answer: the app's own (no daemon runs), or the device daemon's, which
+    /// answers for every app while it runs.
+    package enum Asker: Sendable {
+        case app, daemon
+    }
 
-    package init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    private let environment: [String: String]
+    private let asker: Asker
+
+    package init(environment: [String: String] = ProcessInfo.processInfo.environment, asker: Asker = .app) {
         self.environment = environment
+        self.asker = asker
+    }
+
+    package func unanswered(bundleID: String) -> String {
+        switch asker {
+        case .app:
+            "nobody could answer \(bundleID)'s request to send notifications: run it in a terminal, set "
+                + "HERALD_AUTHORIZATION=grant (or deny), or allow it with `herald device settings --app \(bundleID) --allow`"
+        case .daemon:
+            "\(bundleID)'s request to send notifications went to the device daemon (`herald device`), which answers for "
+                + "every app while it runs, and it has no terminal to ask on and no HERALD_AUTHORIZATION of its own (the "
+                + "app's does not count): allow it with `herald device settings --app \(bundleID) --allow`, or run the "
+                + "daemon in a terminal or with HERALD_AUTHORIZATION=grant"
+        }
     }
 
     package func ask(bundleID: String, options: UNAuthorizationOptions) async -> Bool? {

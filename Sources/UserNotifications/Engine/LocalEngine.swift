@@ -69,10 +69,7 @@ package actor LocalEngine {
         } else if let answer = await prompt.ask(bundleID: bundleID, options: options) {
             allowed = answer
         } else {
-            throw UNError(.notificationsNotAllowed, """
-                nobody could answer \(bundleID)'s request to send notifications: run it in a terminal, \
-                set HERALD_AUTHORIZATION=grant (or deny), or use `herald device settings --app \(bundleID) --allow`
-                """)
+            throw UNError(.notificationsNotAllowed, prompt.unanswered(bundleID: bundleID))
         }
         // Another request may have been answered while this one waited for the person.
         let settled = try settings(of: bundleID)

@@ -157,6 +157,25 @@ import Testing
         try await fixture.stop()
     }
 
+    /// While a daemon runs it answers every app's question; the app's HERALD_AUTHORIZATION does not count. With
+    /// nobody to ask at the daemon, the app and the daemon's log both say where the question went and how to answer.
+    @Test func anAuthorizationNobodyCanAnswerSaysWhereItWentAndHowToAnswer() async throws {
+        let fixture = try await DaemonFixture.start()
+        let app = try fixture.startApp(["authorize", "wait", "0"], environment: ["HERALD_AUTHORIZATION": "grant"])
+        let failed = await app.waitForEvent("authorizationFailed")
+        let error = failed?["error"]?.stringValue ?? ""
+        #expect(error.contains("went to the device daemon (`herald device`)"), "\(app.output)\(app.errorOutput)")
+        #expect(error.contains("the app's does not count"), "\(error)")
+        #expect(error.contains("herald device settings --app \(DaemonFixture.app) --allow"), "\(error)")
+        #expect(await fixture.daemon.waitForErrorOutput(containing: "herald device settings --app \(DaemonFixture.app) --allow"), "\(fixture.daemon.errorOutput)")
+
+        let allowed = try await CommandRunTests.run(["device", "settings", "--app", DaemonFixture.app, "--allow", "--data-dir", fixture.data])
+        #expect(allowed.status == 0, "\(allowed.error)")
+        let again = try fixture.startApp(["authorize", "wait", "0"])
+        #expect(await again.waitForEvent("authorized")?["granted"] == .bool(true), "\(again.output)")
+        try await fixture.stop()
+    }
+
     @Test func theAppRegistersForRemoteNotificationsAndGetsTheDaemonsToken() async throws {
         let fixture = try await DaemonFixture.start()
         let app = try fixture.startApp(["register", "wait", "0"])
