@@ -64,8 +64,7 @@ public final class APNsConnection: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
                     if let tls {
-                        try sync.addHandler(NIOSSLClientHandler(context: tls, serverHostname: tlsHost.serverHostname))
-                        try sync.addHandler(CertificateFailureHandler(host: tlsHost, trustedCA: caPath))
+                        try sync.addTLSClientHandlers(context: tls, host: tlsHost, trustedCA: caPath)
                     }
                     var connectionConfiguration = NIOHTTP2Handler.ConnectionConfiguration()
                     // Tests and diagnostics send deliberately broken header blocks; let them through.

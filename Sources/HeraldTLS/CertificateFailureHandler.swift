@@ -1,6 +1,6 @@
 import Foundation
 package import NIOCore
-import NIOSSL
+package import NIOSSL
 import NIOTLS
 import SwiftASN1
 import X509
@@ -46,5 +46,16 @@ package final class CertificateFailureHandler: ChannelInboundHandler, RemovableC
         }
         if !names.isEmpty { return names }
         return parsed.subject.compactMap { $0.first { $0.type == .RDNAttributeType.commonName } }.map { "\($0.value)" }
+    }
+}
+
+extension ChannelPipeline.SynchronousOperations {
+    /// TLS as every Herald client adds it: `NIOSSLClientHandler` with SNI for a host name only (an address is
+    /// checked against the certificate's IP addresses), then ``CertificateFailureHandler``.
+    ///
+    /// - Parameter trustedCA: The CA file `context` trusts (nil: the system's), named when a certificate is refused.
+    package func addTLSClientHandlers(context: NIOSSLContext, host: TLSHost, trustedCA: String?) throws {
+        try addHandler(NIOSSLClientHandler(context: context, serverHostname: host.serverHostname))
+        try addHandler(CertificateFailureHandler(host: host, trustedCA: trustedCA))
     }
 }

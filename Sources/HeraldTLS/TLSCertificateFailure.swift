@@ -37,6 +37,8 @@ package struct TLSCertificateFailure: Error, Sendable, Hashable, CustomStringCon
     /// What to do about it.
     package var remedy: String {
         switch kind {
+        case .untrusted where trustedCA == nil && host.name.hasSuffix(".push.apple.com"):
+            return "Apple's servers are trusted through the system's CA certificates: install them (Debian: apt-get install ca-certificates)"
         case .untrusted:
             return "pass --ca with that gateway's own CA, the file DATA_DIR/tls/ca.pem of the data directory it serves"
         case .nameMismatch:

@@ -87,8 +87,7 @@ final class ChannelDevice: BenchDevice {
             .connect(host: host.name, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     if let tls {
-                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: host.serverHostname))
-                        try channel.pipeline.syncOperations.addHandler(CertificateFailureHandler(host: host, trustedCA: trustedCA))
+                        try channel.pipeline.syncOperations.addTLSClientHandlers(context: tls, host: host, trustedCA: trustedCA)
                     }
                     let upgrader = NIOTypedWebSocketClientUpgrader<Bool>(maxFrameSize: 1 << 16) { channel, _ in
                         channel.eventLoop.makeCompletedFuture {

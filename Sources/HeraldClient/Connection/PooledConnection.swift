@@ -72,8 +72,7 @@ final class PooledConnection: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
                     if let tls {
-                        try sync.addHandler(NIOSSLClientHandler(context: tls, serverHostname: host.serverHostname))
-                        try sync.addHandler(CertificateFailureHandler(host: host, trustedCA: configuration.trustRootsPath))
+                        try sync.addTLSClientHandlers(context: tls, host: host, trustedCA: configuration.trustRootsPath)
                     }
                     var connectionConfiguration = NIOHTTP2Handler.ConnectionConfiguration()
                     connectionConfiguration.initialSettings = [

@@ -72,8 +72,7 @@ struct LinkWebSocket: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
                     if let tls {
-                        try sync.addHandler(NIOSSLClientHandler(context: tls, serverHostname: host.serverHostname))
-                        try sync.addHandler(CertificateFailureHandler(host: host, trustedCA: trustedCA))
+                        try sync.addTLSClientHandlers(context: tls, host: host, trustedCA: trustedCA)
                     }
                     let upgrader = NIOTypedWebSocketClientUpgrader<Channel?>(maxFrameSize: maxMessageSize) { channel, _ in
                         channel.eventLoop.makeCompletedFuture {
