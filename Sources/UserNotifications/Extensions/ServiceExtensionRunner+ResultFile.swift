@@ -1,6 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+// With FoundationNetworking re-exported, a release build takes `struct stat` for CoreFoundation's declaration.
+import CoreFoundation
 import Foundation
 
 extension ServiceExtensionRunner {
