@@ -33,6 +33,22 @@ import Testing
         #expect(await !task.value)
     }
 
+    /// The extension chose what is at the result path: only a regular file within the limit is read.
+    @Test func theResultIsReadOnlyFromARegularFileWithinTheLimit() throws {
+        let directory = try TemporaryDirectory()
+        let result = try directory.file("result.json", Array(#"{"content":{}}"#.utf8))
+        #expect(ServiceExtensionRunner.readResult(at: result, limit: 100) == .data(Data(#"{"content":{}}"#.utf8)))
+        #expect(ServiceExtensionRunner.readResult(at: result, limit: 5) == .tooLarge(14))
+        #expect(ServiceExtensionRunner.readResult(at: directory.url.appendingPathComponent("none"), limit: 100) == .absent)
+        let link = directory.url.appendingPathComponent("link.json")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: result)
+        #expect(ServiceExtensionRunner.readResult(at: link, limit: 100) != .data(Data(#"{"content":{}}"#.utf8)))  // not followed
+        let fifo = directory.url.appendingPathComponent("fifo.json")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        #expect(ServiceExtensionRunner.readResult(at: fifo, limit: 100) == .unreadable("it is not a regular file"))
+        #expect(ServiceExtensionRunner.readResult(at: URL(fileURLWithPath: "/dev/zero"), limit: 100) == .tooLarge(101))
+    }
+
     @Test func inputMessagesAreOneJSONLineEach() throws {
         let request = try ExtensionHarness.request(mode: "modify")
         let line = try ServiceExtensionWire.Input(request: request).line()

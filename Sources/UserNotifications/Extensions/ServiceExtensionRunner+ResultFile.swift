@@ -1,8 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-// With FoundationNetworking re-exported, a release build takes `struct stat` for CoreFoundation's declaration.
-import CoreFoundation
 import Foundation
 
 extension ServiceExtensionRunner {
@@ -21,10 +19,12 @@ extension ServiceExtensionRunner {
             return errno == ENOENT ? .absent : .unreadable(String(cString: strerror(errno)))
         }
         let file = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { return .unreadable(String(cString: strerror(errno))) }
-        guard status.st_mode & S_IFMT == S_IFREG else { return .unreadable("it is not a regular file") }
-        guard status.st_size <= limit else { return .tooLarge(Int(status.st_size)) }
+        // The size by seeking, which a pipe or socket refuses (`struct stat` is no use here: which C module declares
+        // it changes from build to build, and MemberImportVisibility then refuses its members). A directory fails
+        // at the read below; a device yields more than the limit.
+        let size = lseek(descriptor, 0, SEEK_END)
+        guard size >= 0, lseek(descriptor, 0, SEEK_SET) == 0 else { return .unreadable("it is not a regular file") }
+        guard size <= limit else { return .tooLarge(Int(size)) }
         do {
             let data = try file.read(upToCount: max(limit, 0) + 1) ?? Data()
             return data.count > limit ? .tooLarge(data.count) : .data(data)
