@@ -99,16 +99,29 @@ let package = Package(
         .target(name: "CoreLocation"),
         // glibc's posix_spawn extensions (chdir, closefrom) for ChildProcess; Swift's Glibc module hides them.
         .target(name: "CSpawn"),
+        // Apple's API for apps and extensions, the in-process engine for local notifications, and the client of the
+        // device daemon's socket. Nothing of the gateway link, TLS or the presenters.
         .target(
             name: "UserNotifications",
             dependencies: [
+                "HeraldWire",
+                "CoreLocation",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        // The device daemon (`herald device`): apps registry, gateway link, inbox, extension hosts, presenters.
+        .target(
+            name: "HeraldDevice",
+            dependencies: [
+                "UserNotifications",
                 "HeraldWire",
                 "HeraldTLS",
                 "CoreLocation",
                 "CSpawn",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -124,6 +137,7 @@ let package = Package(
                 "HeraldGateway",
                 "HeraldClient",
                 "UserNotifications",
+                "HeraldDevice",
                 "CoreLocation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -143,6 +157,7 @@ let package = Package(
                 "HeraldTLS",
                 "HeraldClient",
                 "UserNotifications",
+                "HeraldDevice",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -179,7 +194,7 @@ let package = Package(
         .testTarget(
             name: "HeraldGatewayTests",
             dependencies: [
-                "HeraldGateway", "HeraldTesting", "HeraldStore", "HeraldClient", "HeraldWire", "HeraldTLS", "UserNotifications",
+                "HeraldGateway", "HeraldTesting", "HeraldStore", "HeraldClient", "HeraldWire", "HeraldTLS", "UserNotifications", "HeraldDevice",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -190,7 +205,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "UserNotificationsTests", dependencies: ["UserNotifications", "CoreLocation"]),
+        .testTarget(name: "UserNotificationsTests", dependencies: ["UserNotifications", "CoreLocation", "HeraldTesting"]),
+        .testTarget(
+            name: "HeraldDeviceTests",
+            dependencies: ["HeraldDevice", "UserNotifications", "HeraldWire", "HeraldTesting", .product(name: "NIOCore", package: "swift-nio")]
+        ),
         // The same API used as iOS apps use it, compiled in the Swift 5 language mode.
         .testTarget(
             name: "UserNotificationsTestsSwift5",
@@ -200,7 +219,7 @@ let package = Package(
         .testTarget(
             name: "HeraldClientTests",
             dependencies: [
-                "HeraldClient", "HeraldTesting", "HeraldWire", "HeraldGateway", "HeraldStore", "UserNotifications",
+                "HeraldClient", "HeraldTesting", "HeraldWire", "HeraldGateway", "HeraldStore", "HeraldDevice",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -213,7 +232,7 @@ let package = Package(
         .testTarget(
             name: "HeraldCLITests",
             dependencies: [
-                "HeraldCLI", "HeraldTesting", "HeraldStore", "HeraldWire", "HeraldClient", "HeraldGateway", "UserNotifications",
+                "HeraldCLI", "HeraldTesting", "HeraldStore", "HeraldWire", "HeraldClient", "HeraldGateway", "UserNotifications", "HeraldDevice",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldWire
+import HeraldDevice
 import UserNotifications
 
 /// How `herald apps` shows an installed app: a few lines for people, a JSON object for scripts.

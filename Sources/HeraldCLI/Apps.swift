@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HeraldWire
+import HeraldDevice
 import UserNotifications
 
 /// `herald apps`: the apps installed on this machine, whose notifications the device daemon handles.

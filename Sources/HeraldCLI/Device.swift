@@ -6,6 +6,7 @@ import HeraldWire
 import Logging
 import Synchronization
 import UnixSignals
+import HeraldDevice
 import UserNotifications
 
 /// `herald device`: this machine as a device of a Herald gateway.
@@ -36,6 +37,12 @@ struct Device: AsyncParsableCommand {
         @Flag(help: "One JSON object per line, for scripts.")
         var json = false
 
+        @Option(
+            name: .customLong("presenter"),
+            help: "Where notifications are shown: terminal (cards), json (lines) or none; repeat for several at once. Default: json with --json, else terminal."
+        )
+        var presenters: [PresenterChoice] = []
+
         @Option(name: .customLong("extension-budget"), help: "Seconds a service extension may take before serviceExtensionTimeWillExpire().")
         var extensionBudget: Double = 30
 
@@ -43,6 +50,20 @@ struct Device: AsyncParsableCommand {
             try validateTopics(topics)
             if !topics.isEmpty, link.gateway == nil { throw ValidationError("--topic registers apps with a gateway: add --gateway https://HOST:5223") }
             guard extensionBudget > 0, extensionBudget <= 3600 else { throw ValidationError("--extension-budget takes seconds between 0 and 3600") }
+            if presenters.contains(.none), presenters.count > 1 { throw ValidationError("--presenter none shows nothing: give it alone") }
+        }
+
+        /// The presenters asked for, each once.
+        var chosenPresenters: [any Presenter] {
+            let choices = presenters.isEmpty ? [json ? .json : .terminal] : presenters
+            var seen: Set<PresenterChoice> = []
+            return choices.filter { seen.insert($0).inserted }.compactMap { choice -> (any Presenter)? in
+                switch choice {
+                case .terminal: TerminalCardPresenter()
+                case .json: JSONLinesPresenter()
+                case .none: nil
+                }
+            }
         }
 
         func run() async throws {
@@ -56,7 +77,7 @@ struct Device: AsyncParsableCommand {
             let daemon: DeviceDaemon
             do {
                 daemon = try DeviceDaemon(
-                    configuration: configuration, presenter: printer, prompt: TerminalAuthorizationPrompt(asker: .daemon),
+                    configuration: configuration, presenters: chosenPresenters, prompt: TerminalAuthorizationPrompt(asker: .daemon),
                     report: { printer.show($0) }
                 )
             } catch {
@@ -163,4 +184,9 @@ struct DeviceLinkOptions: ParsableArguments {
             throw ValidationError("\(error)")
         }
     }
+}
+
+/// `--presenter`: where `herald device` shows notifications.
+enum PresenterChoice: String, CaseIterable, ExpressibleByArgument {
+    case terminal, json, none
 }

@@ -1,20 +1,18 @@
 import Foundation
 import HeraldWire
 import Synchronization
+import HeraldDevice
 import UserNotifications
 
-/// Shows what happens on a device: JSON lines for scripts, or a card per notification for people.
-final class DevicePrinter: NotificationPresenter {
+/// Says what happens on a device besides its notifications (which its presenters show): JSON lines for scripts,
+/// or sentences for people.
+final class DevicePrinter: Sendable {
     private let json: Bool
     /// Tokens already announced, so a reconnect does not repeat them.
     private let announced = Mutex<[String: String]>([:])
 
     init(json: Bool) {
         self.json = json
-    }
-
-    func present(_ card: NotificationCard) {
-        printNow(json ? card.jsonLine : card.text)
     }
 
     func show(_ event: DeviceDaemonEvent) {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HeraldWire
+import HeraldDevice
 import UserNotifications
 
 /// `herald device respond`: what the person does with a delivered notification, told to the device daemon.

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDevice
 import UserNotifications
 
 /// The terminal presenter's answer line: a person at the daemon's terminal types `ID` (open), `ID dismiss`, or

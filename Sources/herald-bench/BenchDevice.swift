@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HeraldDevice
 import HeraldWire
 import Logging
 import NIOSSL

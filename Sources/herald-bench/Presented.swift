@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeraldDevice
 import HeraldClient
 import HeraldWire
 import Synchronization

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDevice
 import HeraldGateway
 import HeraldStore
 import NIOCore

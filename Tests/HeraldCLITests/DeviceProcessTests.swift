@@ -7,8 +7,10 @@ import Testing
 
 /// `herald device` as a process against a live gateway: the JSON lines scripts rely on, stable tokens, unregister.
 @Suite struct DeviceProcessTests {
+    /// The JSON lines of one event (cards of a terminal presenter beside them are skipped).
     private func lines(_ process: HeraldProcess, event: String) throws -> [JSONValue] {
-        try process.output.split(separator: "\n").map { try JSONValue.parse(Data($0.utf8)) }.filter { $0["event"]?.stringValue == event }
+        process.output.split(separator: "\n").filter { $0.hasPrefix("{") }
+            .compactMap { try? JSONValue.parse(Data($0.utf8)) }.filter { $0["event"]?.stringValue == event }
     }
 
     private func push(_ gateway: TestGateway, to token: String, collapseID: String? = nil, body: String) async throws -> APNsResponse {
@@ -58,6 +60,30 @@ import Testing
         device.terminate()
         _ = await device.exitStatus()
         try await other.stop()
+        try await gateway.stop()
+    }
+
+    /// Several presenters at once: a card for people and a JSON line for a script, of the same notification.
+    @Test func severalPresentersShowEachNotification() async throws {
+        let gateway = try await TestGateway.start()
+        let data = CommandRunTests.temporaryDirectory()
+        let device = try HeraldProcess.start([
+            "device", "--gateway", "https://localhost:\(try await gateway.gateway.devicePort())", "--ca", gateway.caPath,
+            "--data-dir", data, "--topic", TestGateway.topic, "--json", "--presenter", "terminal", "--presenter", "json",
+        ])
+        defer { device.terminate() }
+        #expect(await device.waitForOutput(containing: #""registered""#), "\(device.errorOutput)")
+        let token = try #require(try lines(device, event: "registered").first?["deviceToken"]?.stringValue)
+        #expect(try await push(gateway, to: token, body: #"{"aps":{"alert":{"title":"Both ways"}}}"#).status == 200)
+        #expect(await device.waitForOutput(containing: #""notification""#), "\(device.output)\(device.errorOutput)")
+        #expect(await device.waitForOutput(containing: "│ Both ways"), "\(device.output)")
+        #expect(try lines(device, event: "notification").count == 1, "\(device.output)")
+        #expect(device.output.components(separatedBy: "│ Both ways").count - 1 == 1, "\(device.output)")
+        device.terminate()
+        _ = await device.exitStatus()
+
+        let refused = try await CommandRunTests.run(["device", "--data-dir", data, "--presenter", "none", "--presenter", "json"])
+        #expect(refused.status != 0 && refused.error.contains("--presenter none shows nothing"), "\(refused.error)")
         try await gateway.stop()
     }
 

@@ -7,7 +7,7 @@ import HeraldWire
 import Logging
 import ServiceLifecycle
 import Testing
-import UserNotifications
+import HeraldDevice
 
 /// The client against a real Herald gateway over TLS and HTTP/2.
 @Suite struct ClientGatewayTests {

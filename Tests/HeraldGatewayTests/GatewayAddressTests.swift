@@ -11,6 +11,7 @@ import NIOCore
 import SwiftASN1
 import Synchronization
 import Testing
+import HeraldDevice
 import UserNotifications
 import X509
 

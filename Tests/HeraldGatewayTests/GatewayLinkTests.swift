@@ -8,6 +8,7 @@ import HeraldWire
 import Logging
 import Synchronization
 import Testing
+import HeraldDevice
 import UserNotifications
 
 /// The device's own side of the link (`GatewayLink`, what `herald device` runs) against a live gateway.

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTesting
 import Testing
 import UserNotifications
 
@@ -14,7 +15,7 @@ import UserNotifications
     @Test func aFileIsMovedInAndDeletedWithItsNotification() async throws {
         let harness = try EngineHarness()
         try await harness.authorize()
-        let original = try harness.directory.file("photo.png", Fixtures.png + [UInt8](repeating: 0, count: 64))
+        let original = try harness.directory.file("photo.png", AttachmentFixtures.png + [UInt8](repeating: 0, count: 64))
         let fired = try #require(try await harness.engine.add(request("p", attaching: original), of: EngineHarness.app, now: EngineHarness.start))
         #expect(!FileManager.default.fileExists(atPath: original.path))
         let stored = try #require(fired.notification.request.content.attachments.first?.url)
@@ -30,7 +31,7 @@ import UserNotifications
         try await harness.authorize()
         try FileManager.default.createDirectory(at: harness.bundleDirectory, withIntermediateDirectories: true)
         let bundled = harness.bundleDirectory.appendingPathComponent("logo.png")
-        try Data(Fixtures.png + [0, 0, 0, 0]).write(to: bundled)
+        try Data(AttachmentFixtures.png + [0, 0, 0, 0]).write(to: bundled)
         _ = try await harness.engine.add(request("logo", attaching: bundled), of: EngineHarness.app, now: EngineHarness.start)
         #expect(FileManager.default.fileExists(atPath: bundled.path))
     }
@@ -38,7 +39,7 @@ import UserNotifications
     @Test func aFullStoreRefusesAndGivesTheFileBack() async throws {
         let harness = try EngineHarness()  // capacity 1 MB
         try await harness.authorize()
-        let big = try harness.directory.largeFile("big.png", head: Fixtures.png, size: 1_500_000, tail: [0, 0, 0, 0] + Array("IEND".utf8) + [0xAE, 0x42, 0x60, 0x82])
+        let big = try harness.directory.largeFile("big.png", head: AttachmentFixtures.png, size: 1_500_000, tail: [0, 0, 0, 0] + Array("IEND".utf8) + [0xAE, 0x42, 0x60, 0x82])
         #expect(await unError {
             _ = try await harness.engine.add(try request("big", attaching: big), of: EngineHarness.app, now: EngineHarness.start)
         } == .attachmentMoveIntoDataStoreFailed)
@@ -48,7 +49,7 @@ import UserNotifications
     @Test func aFileRemovedBeforeAddIsAnInvalidURL() async throws {
         let harness = try EngineHarness()
         try await harness.authorize()
-        let photo = try harness.directory.file("gone.png", Fixtures.png + [0, 0])
+        let photo = try harness.directory.file("gone.png", AttachmentFixtures.png + [0, 0])
         let record = try request("gone", attaching: photo)
         try FileManager.default.removeItem(at: photo)
         #expect(await unError {

@@ -1,25 +1,26 @@
 import Foundation
+import HeraldTesting
 import Testing
 @testable import UserNotifications
 
 @Suite struct AttachmentTypeTests {
     static let recognized: [(name: String, bytes: [UInt8], type: String)] = [
-        ("photo.jpg", Fixtures.jpeg, "public.jpeg"),
-        ("icon.png", Fixtures.png, "public.png"),
-        ("anim.gif", Fixtures.gif(frames: 3), "com.compuserve.gif"),
-        ("sound.wav", Fixtures.wave, "com.microsoft.waveform-audio"),
-        ("sound.aiff", Fixtures.aiff, "public.aiff-audio"),
-        ("tagged.mp3", Fixtures.mp3WithID3, "public.mp3"),
-        ("frames.mp3", Fixtures.mp3Frames, "public.mp3"),
-        ("voice.m4a", Fixtures.mp4(brand: "M4A ", handlers: ["soun"]), "public.mpeg-4-audio"),
-        ("music.mp4", Fixtures.mp4(brand: "mp42", handlers: ["soun"]), "public.mpeg-4-audio"),
-        ("clip.mp4", Fixtures.mp4(brand: "isom", handlers: ["vide", "soun"]), "public.mpeg-4"),
-        ("clip.m4v", Fixtures.mp4(brand: "M4V ", handlers: []), "public.mpeg-4"),
-        ("old.mpg", Fixtures.mpeg1Program, "public.mpeg"),
-        ("dvd.mpg", Fixtures.mpeg2Program, "public.mpeg-2-video"),
-        ("stream.m1v", Fixtures.mpeg1Video, "public.mpeg"),
-        ("stream.m2v", Fixtures.mpeg2Video, "public.mpeg-2-video"),
-        ("movie.avi", Fixtures.avi(), "public.avi"),
+        ("photo.jpg", AttachmentFixtures.jpeg, "public.jpeg"),
+        ("icon.png", AttachmentFixtures.png, "public.png"),
+        ("anim.gif", AttachmentFixtures.gif(frames: 3), "com.compuserve.gif"),
+        ("sound.wav", AttachmentFixtures.wave, "com.microsoft.waveform-audio"),
+        ("sound.aiff", AttachmentFixtures.aiff, "public.aiff-audio"),
+        ("tagged.mp3", AttachmentFixtures.mp3WithID3, "public.mp3"),
+        ("frames.mp3", AttachmentFixtures.mp3Frames, "public.mp3"),
+        ("voice.m4a", AttachmentFixtures.mp4(brand: "M4A ", handlers: ["soun"]), "public.mpeg-4-audio"),
+        ("music.mp4", AttachmentFixtures.mp4(brand: "mp42", handlers: ["soun"]), "public.mpeg-4-audio"),
+        ("clip.mp4", AttachmentFixtures.mp4(brand: "isom", handlers: ["vide", "soun"]), "public.mpeg-4"),
+        ("clip.m4v", AttachmentFixtures.mp4(brand: "M4V ", handlers: []), "public.mpeg-4"),
+        ("old.mpg", AttachmentFixtures.mpeg1Program, "public.mpeg"),
+        ("dvd.mpg", AttachmentFixtures.mpeg2Program, "public.mpeg-2-video"),
+        ("stream.m1v", AttachmentFixtures.mpeg1Video, "public.mpeg"),
+        ("stream.m2v", AttachmentFixtures.mpeg2Video, "public.mpeg-2-video"),
+        ("movie.avi", AttachmentFixtures.avi(), "public.avi"),
     ]
 
     @Test(arguments: recognized)
@@ -42,14 +43,14 @@ import Testing
 
     @Test func aContradictingHintDoesNotOverrideClearContent() throws {
         let directory = try TemporaryDirectory()
-        let attachment = try UNNotificationAttachment(identifier: "a", url: try directory.file("photo.jpg", Fixtures.png),
+        let attachment = try UNNotificationAttachment(identifier: "a", url: try directory.file("photo.jpg", AttachmentFixtures.png),
                                                       options: [UNNotificationAttachmentOptionsTypeHintKey: "public.jpeg"])
         #expect(attachment.type == "public.png")
     }
 
     @Test func ambiguousMPEG4IsAMovieUnlessAHintOrTheExtensionSaysAudio() throws {
         let directory = try TemporaryDirectory()
-        let noTracks = Fixtures.mp4(brand: "isom", handlers: [])
+        let noTracks = AttachmentFixtures.mp4(brand: "isom", handlers: [])
         #expect(try UNNotificationAttachment(identifier: "", url: try directory.file("a.mp4", noTracks)).type == "public.mpeg-4")
         #expect(try UNNotificationAttachment(identifier: "", url: try directory.file("b.m4a", noTracks)).type == "public.mpeg-4-audio")
         for hint in ["public.mpeg-4-audio", "com.apple.m4a-audio"] {
@@ -65,21 +66,21 @@ import Testing
 
     @Test func aLoneMP3FrameHeaderNeedsAHintOrTheExtension() throws {
         let directory = try TemporaryDirectory()
-        #expect(try UNNotificationAttachment(identifier: "", url: try directory.file("a.mp3", Fixtures.mp3Weak)).type == "public.mp3")
-        let hinted = try UNNotificationAttachment(identifier: "", url: try directory.file("a.bin", Fixtures.mp3Weak),
+        #expect(try UNNotificationAttachment(identifier: "", url: try directory.file("a.mp3", AttachmentFixtures.mp3Weak)).type == "public.mp3")
+        let hinted = try UNNotificationAttachment(identifier: "", url: try directory.file("a.bin", AttachmentFixtures.mp3Weak),
                                                   options: [UNNotificationAttachmentOptionsTypeHintKey: "public.mp3"])
         #expect(hinted.type == "public.mp3")
         let error = #expect(throws: UNError.self) {
-            try UNNotificationAttachment(identifier: "", url: try directory.file("b.bin", Fixtures.mp3Weak))
+            try UNNotificationAttachment(identifier: "", url: try directory.file("b.bin", AttachmentFixtures.mp3Weak))
         }
         #expect(error?.code == .attachmentUnrecognizedType)
     }
 
     static let unrecognized: [(String, [UInt8])] = [
-        ("notes.jpg", Fixtures.ascii("just some text, not an image")),
-        ("movie.mov", Fixtures.mp4(brand: "qt  ")),
-        ("doc.pdf", Fixtures.ascii("%PDF-1.7\n%\u{e2}\u{e3}\n1 0 obj\n")),
-        ("sound.flac", Fixtures.ascii("fLaC") + [UInt8](repeating: 0, count: 64)),
+        ("notes.jpg", AttachmentFixtures.ascii("just some text, not an image")),
+        ("movie.mov", AttachmentFixtures.mp4(brand: "qt  ")),
+        ("doc.pdf", AttachmentFixtures.ascii("%PDF-1.7\n%\u{e2}\u{e3}\n1 0 obj\n")),
+        ("sound.flac", AttachmentFixtures.ascii("fLaC") + [UInt8](repeating: 0, count: 64)),
         ("zeros.mp4", [UInt8](repeating: 0, count: 64)),
     ]
 
@@ -96,7 +97,7 @@ import Testing
     @Test func aHintThatIsNotAStringIsRefused() throws {
         let directory = try TemporaryDirectory()
         let error = #expect(throws: UNError.self) {
-            try UNNotificationAttachment(identifier: "", url: try directory.file("a.png", Fixtures.png),
+            try UNNotificationAttachment(identifier: "", url: try directory.file("a.png", AttachmentFixtures.png),
                                          options: [UNNotificationAttachmentOptionsTypeHintKey: 42])
         }
         #expect(error?.code == .attachmentUnrecognizedType)
@@ -104,13 +105,13 @@ import Testing
 
     @Test func anEmptyIdentifierGetsAUUID() throws {
         let directory = try TemporaryDirectory()
-        let attachment = try UNNotificationAttachment(identifier: "", url: try directory.file("a.png", Fixtures.png))
+        let attachment = try UNNotificationAttachment(identifier: "", url: try directory.file("a.png", AttachmentFixtures.png))
         #expect(UUID(uuidString: attachment.identifier) != nil)
     }
 
     @Test func equalityAndRelocation() throws {
         let directory = try TemporaryDirectory()
-        let url = try directory.file("a.png", Fixtures.png)
+        let url = try directory.file("a.png", AttachmentFixtures.png)
         let options: [AnyHashable: Any] = [UNNotificationAttachmentOptionsThumbnailHiddenKey: true]
         let first = try UNNotificationAttachment(identifier: "a", url: url, options: options)
         let same = try UNNotificationAttachment(identifier: "a", url: url, options: options)

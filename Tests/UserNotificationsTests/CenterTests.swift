@@ -1,6 +1,7 @@
 import CoreLocation
 import Foundation
 import Synchronization
+import HeraldTesting
 import Testing
 import UserNotifications
 

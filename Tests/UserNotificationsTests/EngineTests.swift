@@ -1,5 +1,6 @@
 import CoreLocation
 import Foundation
+import HeraldTesting
 import Testing
 import UserNotifications
 
@@ -34,6 +35,22 @@ import UserNotifications
         #expect(try await harness.deliveredIDs() == ["a", "b"])
         #expect(try await harness.engine.delivered(of: EngineHarness.app).first?.request.content.title == "again")
         #expect(harness.presenter.shown.map(\.title) == ["Hello", "Hello", "again"])
+    }
+
+    /// Presenters hear of what leaves the list and of badge numbers, not only of what is shown.
+    @Test func thePresenterHearsOfWithdrawalsAndBadges() async throws {
+        let harness = try EngineHarness()
+        try await harness.authorize()
+        for id in ["a", "b", "c"] {
+            let fired = try #require(try await harness.add(id, badge: id == "c" ? 7 : nil, trigger: nil))
+            try await harness.engine.complete(fired, options: [.banner, .list, .badge])
+        }
+        try await harness.engine.removeDelivered(of: EngineHarness.app, identifiers: ["a"])
+        try await harness.engine.setBadge(2, of: EngineHarness.app)
+        try await harness.engine.removeDelivered(of: EngineHarness.app, identifiers: nil)
+        try await harness.engine.removeDelivered(of: EngineHarness.app, identifiers: ["gone"])  // nothing left: nothing said
+        let app = EngineHarness.app
+        #expect(harness.presenter.otherChanges == ["badge \(app) 7", "withdraw \(app) a", "badge \(app) 2", "withdraw \(app) b,c"])
     }
 
     @Test func aBatchCompletesEachNotificationAsItsAppAllows() async throws {

@@ -1,5 +1,6 @@
 import CoreLocation
 import Foundation
+import HeraldTesting
 import Testing
 @testable import UserNotifications
 

@@ -1,5 +1,6 @@
 import CoreLocation
 import Foundation
+import HeraldTesting
 import Testing
 @testable import UserNotifications
 
@@ -101,7 +102,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let content = ContentTests.filledContent()
         content.sound = .criticalSoundNamed(UNNotificationSoundName("alarm.caf"), withAudioVolume: 0.5)
-        content.attachments = [try UNNotificationAttachment(identifier: "img", url: try directory.file("a.png", Fixtures.png), options: [
+        content.attachments = [try UNNotificationAttachment(identifier: "img", url: try directory.file("a.png", AttachmentFixtures.png), options: [
             UNNotificationAttachmentOptionsThumbnailClippingRectKey: ["X": 0.25, "Y": 0.25, "Width": 0.5, "Height": 0.5],
         ])]
         let record = try ContentRecord(content)

@@ -264,6 +264,9 @@ package actor LocalEngine {
             releaseAttachments(of: replaced.request, keeping: fired.notification.request, in: attachments(fired.bundleID))
         }
         for card in remoteCards { presenter.present(card) }
+        for completion in completions {
+            if let badge = completion.badge { presenter.setBadge(badge, of: completion.bundleID) }
+        }
     }
 
     /// Moves the store's write-ahead log into its file; the scheduler calls it between batches.
@@ -281,6 +284,7 @@ package actor LocalEngine {
     /// told (``releaseAttachments(of:app:)``), so that `didReceive` can still open them, as on iOS.
     package func removeAnswered(_ notification: NotificationRecord, of bundleID: String) throws(UNError) {
         try storing { try store.removeDelivered(of: bundleID, identifiers: [notification.request.identifier]) }
+        presenter.withdraw(bundleID: bundleID, identifiers: [notification.request.identifier])
     }
 
     /// Deletes a notification's attachment files.
@@ -292,6 +296,7 @@ package actor LocalEngine {
         let removed = try storing { try store.removeDelivered(of: bundleID, identifiers: identifiers) }
         let files = attachments(bundleID)
         for notification in removed { files.release(notification.request.content.attachments) }
+        if !removed.isEmpty { presenter.withdraw(bundleID: bundleID, identifiers: removed.map(\.request.identifier)) }
     }
 
     package func categories(of bundleID: String) throws(UNError) -> [CategoryRecord] {
@@ -310,6 +315,7 @@ package actor LocalEngine {
     package func setBadge(_ count: Int, of bundleID: String) throws(UNError) {
         guard count >= 0 else { throw UNError(.badgeInputInvalid, "a badge count cannot be negative (\(count))") }
         try storing { try store.setBadge(count, of: bundleID) }
+        presenter.setBadge(count, of: bundleID)
     }
 
     // MARK: Helpers

@@ -1,8 +1,20 @@
 import Foundation
 
-/// Shows a notification to the person: a card on the terminal, a JSON line, the desktop, a browser page.
+/// What the engine tells whoever shows notifications: a notification to show (or to replace, by identifier), ones
+/// taken out of the list, a new badge number. Calls come in the order of the changes, from the engine, and must
+/// not block: an app's own terminal prints at once; the device daemon queues them for its presenters.
 package protocol NotificationPresenter: Sendable {
+    /// Shows `card`, replacing the one shown with the same app and identifier, if any.
     func present(_ card: NotificationCard)
+    /// These delivered notifications of `bundleID` left the list (the app removed them, or they were answered).
+    func withdraw(bundleID: String, identifiers: [String])
+    /// The badge number of `bundleID` is now `count`.
+    func setBadge(_ count: Int, of bundleID: String)
+}
+
+extension NotificationPresenter {
+    package func withdraw(bundleID: String, identifiers: [String]) {}
+    package func setBadge(_ count: Int, of bundleID: String) {}
 }
 
 /// Cards or JSON lines on standard error, leaving standard output to the app (`HERALD_PRESENTER=terminal|json|none`).

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HeraldClient
+import HeraldDevice
 import HeraldWire
 import Testing
 import UserNotifications

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldClient
+import HeraldDevice
 import HeraldGateway
 import HeraldTesting
 import HeraldWire

@@ -1,5 +1,6 @@
 import CoreLocation
 import Foundation
+import HeraldTesting
 import Synchronization
 import UserNotifications
 
@@ -18,11 +19,16 @@ final class ScriptedPrompt: AuthorizationPrompt {
     }
 }
 
-/// Keeps what would have been shown.
+/// Keeps what would have been shown, withdrawn and badged.
 final class RecordingPresenter: NotificationPresenter {
     private let cards = Mutex<[NotificationCard]>([])
+    private let changes = Mutex<[String]>([])
     var shown: [NotificationCard] { cards.withLock { $0 } }
+    /// `withdraw BUNDLE_ID a,b` and `badge BUNDLE_ID N`, in order.
+    var otherChanges: [String] { changes.withLock { $0 } }
     func present(_ card: NotificationCard) { cards.withLock { $0.append(card) } }
+    func withdraw(bundleID: String, identifiers: [String]) { changes.withLock { $0.append("withdraw \(bundleID) \(identifiers.joined(separator: ","))") } }
+    func setBadge(_ count: Int, of bundleID: String) { changes.withLock { $0.append("badge \(bundleID) \(count)") } }
 }
 
 /// An engine over a store in a temporary directory, New York time, a fixed start date.

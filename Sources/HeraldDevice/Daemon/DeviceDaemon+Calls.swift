@@ -1,0 +1,72 @@
+import Foundation
+import UserNotifications
+
+extension DeviceDaemon {
+    /// Answers one call of a session: as the app the session is, never as an app it names.
+    func answer(_ call: DaemonCall, id: Int, from session: AppSession) async -> DaemonMessage {
+        do throws(UNError) {
+            return .result(id: id, result: try await perform(call, from: session))
+        } catch {
+            return .failure(id: id, code: error.code.rawValue, message: error.message)
+        }
+    }
+
+    private func perform(_ call: DaemonCall, from session: AppSession) async throws(UNError) -> DaemonResult {
+        let app: String
+        switch session.role {
+        case .refused(let message):
+            throw UNError(.notificationsNotAllowed, message)
+        case .control:
+            guard case .respond(let request) = call else {
+                throw UNError(.notificationsNotAllowed, "the herald command may only respond to notifications over the daemon socket")
+            }
+            return try await respond(request)
+        case .app(let manifest):
+            app = manifest.bundleIdentifier
+        }
+        switch call {
+        case .settings:
+            return .settings(try await engine.settings(of: app))
+        case .requestAuthorization(let options):
+            do {
+                return .granted(try await engine.requestAuthorization(of: app, options: UNAuthorizationOptions(rawValue: options)))
+            } catch {
+                report(.problem(error.message))  // said where the question went: whoever runs the daemon can answer
+                throw error
+            }
+        case .add(let request):
+            if let fired = try await engine.add(request, of: app, now: Date()) {
+                try await engine.complete(fired, options: await presentationOptions(for: fired))
+            }
+            wakeScheduler()
+            return .done
+        case .pending:
+            return .requests(try await engine.pending(of: app))
+        case .removePending(let identifiers):
+            try await engine.removePending(of: app, identifiers: identifiers)
+            wakeScheduler()
+            return .done
+        case .delivered:
+            return .notifications(try await engine.delivered(of: app))
+        case .removeDelivered(let identifiers):
+            try await engine.removeDelivered(of: app, identifiers: identifiers)
+            return .done
+        case .categories:
+            return .categories(try await engine.categories(of: app))
+        case .setCategories(let categories):
+            try await engine.setCategories(categories, of: app)
+            return .done
+        case .setBadge(let count):
+            try await engine.setBadge(count, of: app)
+            return .done
+        case .registerForRemoteNotifications:
+            return .deviceToken(try await registerForRemoteNotifications(app))
+        case .attach(let delegate, let remoteNotifications):
+            session.attach(delegate: delegate, remoteNotifications: remoteNotifications)
+            Task { await deliverQueuedEvents(of: app) }
+            return .done
+        case .respond:
+            throw UNError(.notificationsNotAllowed, "apps cannot respond to notifications; the person does (`herald device respond`)")
+        }
+    }
+}

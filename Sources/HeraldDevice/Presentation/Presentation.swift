@@ -1,0 +1,85 @@
+import Foundation
+package import UserNotifications
+
+/// One notification as a presenter shows it: its content (``NotificationCard``), the app it belongs to, and
+/// what the person may do with it. The daemon builds it from the engine's card, the installed app and the app's
+/// categories, so a presenter needs nothing else.
+package struct Presentation: Sendable, Hashable {
+    /// A delivered notification: the app's bundle id and the request identifier. A second presentation with the
+    /// same id replaces the first, as iOS replaces a notification by identifier.
+    package struct ID: Sendable, Hashable, CustomStringConvertible {
+        package var bundleID: String
+        package var identifier: String
+
+        package init(bundleID: String, identifier: String) {
+            self.bundleID = bundleID
+            self.identifier = identifier
+        }
+
+        package var description: String { "\(bundleID)/\(identifier)" }
+    }
+
+    /// The app a notification comes from, as people know it.
+    package struct App: Sendable, Hashable {
+        package var bundleID: String
+        /// `CFBundleDisplayName`, else `CFBundleName`, else the bundle id.
+        package var displayName: String
+        /// The app's icon file (`AppIcon.png` in its bundle), if it has one.
+        package var iconPath: String?
+
+        package init(bundleID: String, displayName: String? = nil, iconPath: String? = nil) {
+            self.bundleID = bundleID
+            self.displayName = displayName ?? bundleID
+            self.iconPath = iconPath
+        }
+
+        /// An installed app as its bundle names it; an app that is not installed (`herald device --topic`) by its id.
+        package init(_ manifest: AppManifest?, bundleID: String) {
+            let icon = manifest?.bundleDirectory.appendingPathComponent("AppIcon.png").path
+            self.init(
+                bundleID: bundleID, displayName: manifest?.displayName,
+                iconPath: icon.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
+            )
+        }
+    }
+
+    /// An action of the notification's category (`UNNotificationAction`, `UNTextInputNotificationAction`).
+    package struct Action: Sendable, Hashable {
+        package var identifier: String
+        package var title: String
+        package var isDestructive: Bool
+        /// `.foreground`: choosing it brings the app up.
+        package var opensApp: Bool
+        /// `.authenticationRequired`.
+        package var needsUnlock: Bool
+        /// The text field of a text-input action: its button title and placeholder.
+        package var textInput: ActionRecord.TextInput?
+
+        package init(_ action: ActionRecord) {
+            let options = UNNotificationActionOptions(rawValue: action.options)
+            identifier = action.identifier
+            title = action.title
+            isDestructive = options.contains(.destructive)
+            opensApp = options.contains(.foreground)
+            needsUnlock = options.contains(.authenticationRequired)
+            textInput = action.textInput
+        }
+    }
+
+    package var id: ID
+    package var app: App
+    /// Title, subtitle, body, sound, badge, attachments (the first is the one shown), userInfo, date.
+    package var card: NotificationCard
+    /// The category's actions, in order; empty when it has none or no category.
+    package var actions: [Action]
+    /// The category asks to hear of dismissals (`.customDismissAction`).
+    package var reportsDismissal: Bool
+
+    package init(card: NotificationCard, app: App, category: CategoryRecord?) {
+        id = ID(bundleID: card.topic, identifier: card.identifier)
+        self.app = app
+        self.card = card
+        actions = category?.actions.map(Action.init) ?? []
+        reportsDismissal = UNNotificationCategoryOptions(rawValue: category?.options ?? 0).contains(.customDismissAction)
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+package import UserNotifications
+
+/// The device daemon's presenters, as one: what the engine presents, withdraws and badges goes to every presenter
+/// (a terminal log beside the desktop, say), in the order the engine did it, without the engine ever waiting; what
+/// the person does on any of them comes back through ``run(responding:)``.
+///
+/// The engine's calls are queued; ``run(responding:)`` works through the queue, giving each change to all
+/// presenters at once and taking the next only when all have it, so a presenter never sees a withdrawal before
+/// the presentation it withdraws.
+package final class PresenterGroup: NotificationPresenter {
+    /// What the engine asked for, in order.
+    private enum Change: Sendable {
+        case present(NotificationCard)
+        case withdraw(bundleID: String, identifiers: [String])
+        case badge(Int, bundleID: String)
+    }
+
+    private let presenters: [any Presenter]
+    private let describe: @Sendable (NotificationCard) -> Presentation
+    private let app: @Sendable (String) -> Presentation.App
+    private let changes: AsyncStream<Change>
+    private let queue: AsyncStream<Change>.Continuation
+
+    /// - Parameters:
+    ///   - presenters: Where notifications are shown; none shows nothing.
+    ///   - describe: Makes a card into a presentation (the app's name and icon, its category's actions).
+    ///   - app: The app of a bundle id, for badges.
+    package init(
+        presenters: [any Presenter],
+        describe: @escaping @Sendable (NotificationCard) -> Presentation,
+        app: @escaping @Sendable (String) -> Presentation.App
+    ) {
+        self.presenters = presenters
+        self.describe = describe
+        self.app = app
+        (changes, queue) = AsyncStream.makeStream(of: Change.self)
+    }
+
+    package func present(_ card: NotificationCard) {
+        queue.yield(.present(card))
+    }
+
+    package func withdraw(bundleID: String, identifiers: [String]) {
+        queue.yield(.withdraw(bundleID: bundleID, identifiers: identifiers))
+    }
+
+    package func setBadge(_ count: Int, of bundleID: String) {
+        queue.yield(.badge(count, bundleID: bundleID))
+    }
+
+    /// Gives the queued changes to the presenters and runs their event loops, until cancelled. `respond` gets
+    /// what the person did, in the order it happened on each presenter.
+    package func run(responding respond: @escaping @Sendable (PresenterEvent) async -> Void) async {
+        await withDiscardingTaskGroup { group in
+            for presenter in presenters {
+                group.addTask { try? await presenter.run(reporting: respond) }
+            }
+            group.addTask { [self] in
+                for await change in changes { await apply(change) }
+            }
+        }
+    }
+
+    private func apply(_ change: Change) async {
+        switch change {
+        case .present(let card):
+            let presentation = describe(card)
+            await everyPresenter { await $0.present(presentation) }
+        case .withdraw(let bundleID, let identifiers):
+            let ids = identifiers.map { Presentation.ID(bundleID: bundleID, identifier: $0) }
+            await everyPresenter { await $0.withdraw(ids) }
+        case .badge(let count, let bundleID):
+            let app = app(bundleID)
+            await everyPresenter { await $0.setBadge(count, of: app) }
+        }
+    }
+
+    private func everyPresenter(_ body: @escaping @Sendable (any Presenter) async -> Void) async {
+        await withDiscardingTaskGroup { group in
+            for presenter in presenters { group.addTask { await body(presenter) } }
+        }
+    }
+}
