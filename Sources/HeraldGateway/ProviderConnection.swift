@@ -4,7 +4,8 @@ import NIOCore
 import NIOHTTP2
 import NIOSSL
 
-/// One provider connection's state: its auth binding, stream accounting, error budget and shutdown.
+/// One provider connection: its auth binding and client identity, and the rules of ``StateMachine`` (stream
+/// limit, error budget, closing) carried out on its channel.
 ///
 /// Lives on the connection's event loop and is only touched there.
 final class ProviderConnection {
@@ -13,24 +14,19 @@ final class ProviderConnection {
     var auth = ConnectionAuthState()
     /// The provider token verified last on this connection.
     var verifiedToken: TokenVerifier.Verified?
-    /// Set once the connection is closing: requests that complete from then on are refused with it.
-    private(set) var drainReason: APNsReason?
-    private var activeStreams = 0
-    private var highestStreamID = HTTP2StreamID.rootStream
-    /// While draining: the highest stream open when it began, and how many of those still await their answer.
-    private var drainingFrom = HTTP2StreamID.rootStream
-    private var answersOwedBeforeGoAway = 0
-    private var goAwaySent = false
-    private var errorsCounted = 0
-    private var concurrencyRaised = false
+    private var state: StateMachine
     private var identity: ClientIdentity??
 
     init(channel: any Channel, configuration: GatewayConfiguration) {
         self.channel = channel
         self.configuration = configuration
+        state = StateMachine(configuration: configuration)
     }
 
     var eventLoop: any EventLoop { channel.eventLoop }
+
+    /// Set once the connection is closing: requests that complete from then on are refused with it.
+    var drainReason: APNsReason? { state.closingReason }
 
     /// The client certificate's identity, or nil when the client authenticates with tokens.
     ///
@@ -50,50 +46,22 @@ final class ProviderConnection {
         return resolved
     }
 
+    /// A HEADERS frame on `id`: true when it opens a new stream, false for trailers.
+    func headersReceived(on id: HTTP2StreamID) -> Bool {
+        state.headersReceived(on: id)
+    }
+
     func streamOpened(_ id: HTTP2StreamID) {
-        activeStreams += 1
-        highestStreamID = max(highestStreamID, id)
+        state.streamOpened(id)
     }
 
     func streamClosed(_ id: HTTP2StreamID) {
-        activeStreams -= 1
-        guard drainReason != nil else { return }
-        if !goAwaySent, id <= drainingFrom {
-            answersOwedBeforeGoAway -= 1
-            if answersOwedBeforeGoAway == 0 { sendGoAway() }
-        } else if goAwaySent, activeStreams == 0 {
-            channel.flush()
-            channel.close(promise: nil)
-        }
+        if let action = state.streamClosed(id) { perform(action) }
     }
 
-
-    /// Bookkeeping after each answer: raise the stream limit after the first success, lower it after an
-    /// authentication failure, and close the connection once its error budget is spent.
+    /// Bookkeeping after each answer: the stream limit and the error budget (``StateMachine/answered(_:)``).
     func record(_ rejection: Rejection?) {
-        guard let rejection else {
-            if !concurrencyRaised {
-                concurrencyRaised = true
-                announce(maximumConcurrentStreams: configuration.authenticatedMaximumConcurrentStreams)
-            }
-            return
-        }
-        if rejection.reason.status == 403, concurrencyRaised {
-            concurrencyRaised = false
-            announce(maximumConcurrentStreams: configuration.unauthenticatedMaximumConcurrentStreams)
-        }
-        guard rejection.reason.countsAsConnectionError, rejection.reason.status < 500 else { return }
-        errorsCounted += rejection.reason == .badDeviceToken ? configuration.badDeviceTokenErrorWeight : 1
-        if errorsCounted >= configuration.connectionErrorBudget {
-            startDraining(rejection.reason)
-        }
-    }
-
-    private func announce(maximumConcurrentStreams: Int) {
-        let settings = HTTP2Frame(streamID: .rootStream, payload: .settings(.settings([
-            HTTP2Setting(parameter: .maxConcurrentStreams, value: maximumConcurrentStreams),
-        ])))
-        channel.writeAndFlush(settings, promise: nil)
+        for action in state.answered(rejection) { perform(action) }
     }
 
     /// Closes the connection gracefully. Requests completing from now on are answered at once with `reason`;
@@ -102,29 +70,36 @@ final class ProviderConnection {
     /// read them. The HTTP/2 layer then ignores newer streams (never processed, safe to retry), and the connection
     /// closes when the rest are answered; after the grace period it closes regardless.
     func startDraining(_ reason: APNsReason) {
-        guard drainReason == nil, channel.isActive else { return }
-        drainReason = reason
-        drainingFrom = highestStreamID
-        answersOwedBeforeGoAway = activeStreams
-        if answersOwedBeforeGoAway == 0 {
-            sendGoAway()
-        } else {
-            let channel = self.channel
+        guard channel.isActive else { return }
+        for action in state.startClosing(reason) { perform(action) }
+    }
+
+    /// An error of the whole connection: what to do about it (``StateMachine/connectionError()``).
+    func connectionError() -> StateMachine.Action {
+        state.connectionError()
+    }
+
+    private func perform(_ action: StateMachine.Action) {
+        switch action {
+        case .announce(let maximumConcurrentStreams):
+            let settings = HTTP2Frame(streamID: .rootStream, payload: .settings(.settings([
+                HTTP2Setting(parameter: .maxConcurrentStreams, value: maximumConcurrentStreams),
+            ])))
+            channel.writeAndFlush(settings, promise: nil)
+        case .startGracePeriod:
             eventLoop.assumeIsolated().scheduleTask(in: configuration.shutdownGracePeriod) {
-                if !self.goAwaySent { self.sendGoAway() }
-                channel.close(promise: nil)
+                for action in self.state.gracePeriodEnded() { self.perform(action) }
             }
+        case .sendGoAway(let lastStreamID, let reason, let thenClose):
+            let debugData = channel.allocator.buffer(string: #"{"reason":"\#(reason.rawValue)"}"#)
+            let goAway = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: lastStreamID, errorCode: .noError, opaqueData: debugData))
+            channel.writeAndFlush(goAway, promise: nil)
+            if thenClose { channel.close(promise: nil) }
+        case .close:
+            channel.flush()
+            channel.close(promise: nil)
+        case .refuseUnsubmittedStreams:
+            break  // the handler, which holds the streams, does this
         }
-    }
-
-    private func sendGoAway() {
-        goAwaySent = true
-        channel.writeAndFlush(goAway(lastStreamID: highestStreamID, reason: drainReason ?? .shutdown), promise: nil)
-        if activeStreams == 0 { channel.close(promise: nil) }
-    }
-
-    private func goAway(lastStreamID: HTTP2StreamID, reason: APNsReason) -> HTTP2Frame {
-        let debugData = channel.allocator.buffer(string: #"{"reason":"\#(reason.rawValue)"}"#)
-        return HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: lastStreamID, errorCode: .noError, opaqueData: debugData))
     }
 }

@@ -29,7 +29,6 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
     private let metrics: GatewayMetrics
     private var streams: [HTTP2StreamID: OpenStream] = [:]
     private var context: ChannelHandlerContext?
-    private var highestStreamID = HTTP2StreamID.rootStream
     private var reading = false
     private var needsFlush = false
     private var flushScheduled = false
@@ -68,8 +67,7 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
         let id = frame.streamID
         switch frame.payload {
         case .headers(let headers):
-            if id > highestStreamID {
-                highestStreamID = id
+            if connection.headersReceived(on: id) {
                 guard RequestHeaderBlock.isWellFormed(headers.headers) else { return reset(id, context: context) }
                 connection.streamOpened(id)
                 let stream = OpenStream(headers: headers.headers.map { ($0.name, $0.value) }, body: context.channel.allocator.buffer(capacity: 0))
@@ -130,11 +128,11 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
         // (Malformed header blocks never get here: channelRead resets their streams itself.)
         // Connection errors (floods, oversized frames, bad HPACK) end the connection, never the process.
         guard !Self.isStreamScoped(error) else { return }
-        guard connection.drainReason != nil else { return context.close(promise: nil) }
-        // Draining: frames a client sent before it read the GOAWAY make the HTTP/2 layer raise errors (DATA for a
+        // Closing: frames a client sent before it read the GOAWAY make the HTTP/2 layer raise errors (DATA for a
         // stream past the GOAWAY, whose HEADERS it ignored), and it stops reading the rest of what arrived. Accepted
         // requests still get their answers; requests still arriving are refused (never processed, safe to send
         // again), and the connection closes once nothing is owed.
+        guard case .refuseUnsubmittedStreams = connection.connectionError() else { return context.close(promise: nil) }
         for (id, stream) in streams where !stream.submitted {
             reset(id, .refusedStream, context: context)
         }
