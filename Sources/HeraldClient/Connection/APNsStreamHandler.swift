@@ -44,21 +44,13 @@ final class APNsStreamHandler: ChannelInboundHandler {
     private let usesTLS: Bool
 
     private var context: ChannelHandlerContext?
+    /// The connection's limits, draining and liveness (``StateMachine``).
+    private var state: StateMachine
     private var inFlight: [HTTP2StreamID: InFlight] = [:]
     private var queue = CircularBuffer<StreamRequest>()
-    private var nextStreamID = 1
-    /// The server's SETTINGS_MAX_CONCURRENT_STREAMS.
-    private var serverLimit = 1
-    private var sawSettings = false
-    /// A request has been answered with something other than 403 since the connection opened (or since the last 403).
-    private var authenticated = false
-    private var goAwayReason: APNsReason?
-    private var draining = false
     private var flushScheduled = false
     private var reading = false
     private var unacknowledgedBytes = 0
-    private var lastActivity = NIODeadline.now()
-    private var pingSentAt: NIODeadline?
     private var timer: RepeatedTask?
     private var lastError: (any Error)?
 
@@ -69,6 +61,7 @@ final class APNsStreamHandler: ChannelInboundHandler {
         self.gauge = gauge
         self.tokens = tokens
         self.timing = timing
+        state = StateMachine(pingInterval: timing.pingInterval, pingTimeout: timing.pingTimeout, now: .now())
         self.usesTLS = usesTLS
         self.ready = ready
         self.logger = logger
@@ -88,7 +81,7 @@ final class APNsStreamHandler: ChannelInboundHandler {
 
     private func becameActive(context: ChannelHandlerContext) {
         guard timer == nil else { return }
-        lastActivity = .now()
+        state.heard(at: .now())
         let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
         timer = context.eventLoop.scheduleRepeatedTask(initialDelay: timing.resolution, delay: timing.resolution) { _ in
             loopBound.value.tick()
@@ -120,7 +113,7 @@ final class APNsStreamHandler: ChannelInboundHandler {
         timer = nil
         gauge.usable.store(false, ordering: .relaxed)
         ready.fail(lastError ?? StreamFailure(kind: .notProcessed, detail: "the connection closed during its handshake"))
-        let reason = goAwayReason
+        let reason = state.goAwayReason
         let cause = lastError
         for (_, stream) in inFlight {
             stream.promise.fail(StreamFailure(
@@ -139,30 +132,23 @@ final class APNsStreamHandler: ChannelInboundHandler {
 
     /// Sends `request` now if a stream is free, else queues it. Called on the event loop.
     func submit(_ request: StreamRequest) {
-        guard let context, !draining, gauge.usable.load(ordering: .relaxed) else {
-            request.promise.fail(StreamFailure(kind: .notProcessed, detail: "the connection is closing", goAwayReason: goAwayReason))
+        guard let context, !state.isDraining, gauge.usable.load(ordering: .relaxed) else {
+            request.promise.fail(StreamFailure(kind: .notProcessed, detail: "the connection is closing", goAwayReason: state.goAwayReason))
             return
         }
-        if queue.isEmpty && inFlight.count < limit {
+        if queue.isEmpty && state.canStart(inFlight: inFlight.count) {
             start(request, context: context)
         } else {
             queue.append(request)
         }
     }
 
-    private var limit: Int {
-        guard authenticated else { return 1 }
-        return serverLimit
-    }
-
     private func start(_ request: StreamRequest, context: ChannelHandlerContext) {
-        guard nextStreamID < Int(Int32.max) - 2 else {
+        guard let streamID = state.nextStream() else {
             request.promise.fail(StreamFailure(kind: .notProcessed, detail: "the connection used up its stream ids"))
             startDraining(context: context)
             return
         }
-        let streamID = HTTP2StreamID(nextStreamID)
-        nextStreamID += 2
         var headers = request.headers
         if let tokens {
             let jwt = binding.jwt(from: tokens)
@@ -198,19 +184,19 @@ final class APNsStreamHandler: ChannelInboundHandler {
 
     private func drainQueue() {
         guard let context else { return }
-        while !queue.isEmpty && inFlight.count < limit && !draining {
+        while !queue.isEmpty && state.canStart(inFlight: inFlight.count) {
             start(queue.removeFirst(), context: context)
         }
     }
 
     private func failQueue(detail: String, underlying: (any Error)? = nil) {
         while let request = queue.popFirst() {
-            request.promise.fail(StreamFailure(kind: .notProcessed, detail: detail, goAwayReason: goAwayReason, underlying: underlying))
+            request.promise.fail(StreamFailure(kind: .notProcessed, detail: detail, goAwayReason: state.goAwayReason, underlying: underlying))
         }
     }
 
     private func updateCapacity() {
-        gauge.capacity.store(max(1, limit), ordering: .relaxed)
+        gauge.capacity.store(max(1, state.limit), ordering: .relaxed)
     }
 
     // MARK: Receiving
@@ -218,7 +204,7 @@ final class APNsStreamHandler: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         reading = true
         let frame = unwrapInboundIn(data)
-        lastActivity = .now()
+        state.heard(at: .now())
         if frame.streamID == .rootStream {
             readConnectionFrame(frame.payload, context: context)
         } else {
@@ -240,31 +226,25 @@ final class APNsStreamHandler: ChannelInboundHandler {
             for setting in settings where setting.parameter == .maxConcurrentStreams {
                 announced = setting.value
             }
-            if let announced {
-                serverLimit = max(0, announced)
-            } else if !sawSettings {
-                serverLimit = 1000  // none announced: unlimited by RFC 9113; stay reasonable.
-            }
-            if !sawSettings {
-                sawSettings = true
+            if state.settingsReceived(maximumConcurrentStreams: announced) {
                 let increment = Self.connectionWindow - 65_535
                 context.write(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: increment))), promise: nil)
             }
             updateCapacity()
         case .ping(_, ack: true):
-            pingSentAt = nil
+            state.pingAcknowledged()
         case .goAway(let lastStreamID, let code, let opaqueData):
             let reason = opaqueData.flatMap { try? JSONValue.parse(Data($0.readableBytesView)) }?["reason"]?.stringValue
-            goAwayReason = reason.map(APNsReason.init(rawValue:))
+            let startsDraining = state.goAwayReceived(reason: reason.map(APNsReason.init(rawValue:)))
             logger.info("APNs server sent GOAWAY", metadata: ["reason": "\(reason ?? "none")", "code": "\(code)"])
             for (id, stream) in inFlight where id > lastStreamID {
                 inFlight[id] = nil
                 stream.promise.fail(StreamFailure(
                     kind: .notProcessed, detail: "the server closed the connection (GOAWAY \(reason ?? "\(code)")) before processing the request",
-                    goAwayReason: goAwayReason
+                    goAwayReason: state.goAwayReason
                 ))
             }
-            startDraining(context: context)
+            if startsDraining { drained(context: context) } else if inFlight.isEmpty { context.close(promise: nil) }
         default:
             break
         }
@@ -329,11 +309,7 @@ final class APNsStreamHandler: ChannelInboundHandler {
             stream.promise.fail(StreamFailure(kind: .reset, detail: "the server ended the stream without a status"))
             return
         }
-        if status == 403 {
-            authenticated = false
-        } else if !authenticated {
-            authenticated = true
-        }
+        state.answered(status: status)
         updateCapacity()
         stream.promise.succeed(StreamResponse(
             status: status, apnsID: stream.apnsID, uniqueID: stream.uniqueID, body: stream.body ?? ByteBuffer()
@@ -342,8 +318,8 @@ final class APNsStreamHandler: ChannelInboundHandler {
     }
 
     private func afterStreamEnded(context: ChannelHandlerContext) {
-        if draining {
-            if inFlight.isEmpty { context.close(promise: nil) }
+        if state.isDraining {
+            if state.shouldClose(inFlight: inFlight.count) { context.close(promise: nil) }
         } else if !reading {
             drainQueue()
             scheduleFlush(context: context)
@@ -352,18 +328,24 @@ final class APNsStreamHandler: ChannelInboundHandler {
 
     // MARK: Closing, deadlines, pings
 
+    /// No new requests: the queue fails, and the connection closes once nothing is in flight.
     private func startDraining(context: ChannelHandlerContext, detail: String? = nil) {
         gauge.usable.store(false, ordering: .relaxed)
-        guard !draining else { return }
-        draining = true
-        failQueue(detail: detail ?? "the server closed the connection (GOAWAY \(goAwayReason?.rawValue ?? "")) before the request was sent")
-        if inFlight.isEmpty { context.close(promise: nil) }
+        guard state.startDraining() else { return }
+        drained(context: context, detail: detail)
+    }
+
+    /// What starting to drain does, once.
+    private func drained(context: ChannelHandlerContext, detail: String? = nil) {
+        gauge.usable.store(false, ordering: .relaxed)
+        failQueue(detail: detail ?? "the server closed the connection (GOAWAY \(state.goAwayReason?.rawValue ?? "")) before the request was sent")
+        if state.shouldClose(inFlight: inFlight.count) { context.close(promise: nil) }
     }
 
     /// Closes the connection once its requests are answered (client shutdown).
     func close() {
         guard let context else { return }
-        if !draining {
+        if !state.isDraining {
             context.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: .rootStream, errorCode: .noError, opaqueData: nil))), promise: nil)
         }
         startDraining(context: context, detail: "the client is shutting down")
@@ -400,18 +382,16 @@ final class APNsStreamHandler: ChannelInboundHandler {
     }
 
     private func checkIdle(now: NIODeadline, context: ChannelHandlerContext) {
-        if let pingSentAt {
-            if now - pingSentAt >= timing.pingTimeout {
-                logger.info("APNs connection did not answer a ping; closing it")
-                lastError = StreamFailure(kind: .connectionClosed, detail: "the server did not answer a ping")
-                context.close(promise: nil)
-            }
-            return
-        }
-        if inFlight.isEmpty && queue.isEmpty && now - lastActivity >= timing.pingInterval {
-            pingSentAt = now
+        switch state.tick(now: now, idle: inFlight.isEmpty && queue.isEmpty) {
+        case .fine:
+            break
+        case .sendPing:
             let data = HTTP2PingData(withInteger: UInt64(now.uptimeNanoseconds))
             context.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .ping(data, ack: false))), promise: nil)
+        case .unanswered:
+            logger.info("APNs connection did not answer a ping; closing it")
+            lastError = StreamFailure(kind: .connectionClosed, detail: "the server did not answer a ping")
+            context.close(promise: nil)
         }
     }
 }
