@@ -3,15 +3,32 @@ public import HeraldStore
 import HeraldWire
 import Testing
 
-/// The behaviour every ``Store`` must have. Each store's tests call ``run(_:)`` with a fresh store.
+/// The behaviour every ``Store`` must have, one check per behaviour so that a failure names it. Each store's tests
+/// run every ``Behaviour`` against a fresh store:
+///
+/// ```swift
+/// @Test(arguments: StoreConformance.Behaviour.allCases)
+/// func conforms(_ behaviour: StoreConformance.Behaviour) async throws {
+///     try await behaviour.check(SQLiteStore(path: TemporaryPath.make("store", suffix: ".sqlite")))
+/// }
+/// ```
 public enum StoreConformance {
-    public static func run(_ store: any Store) async throws {
-        try await keysRoundTrip(store)
-        try await devicesRoundTrip(store)
-        try await notificationsRoundTrip(store)
-        try await registrations(store)
-        try await offlinePolicies(store)
-        try await deliveryStates(store)
+    public enum Behaviour: String, CaseIterable, Sendable, CustomStringConvertible {
+        case keysRoundTrip, devicesRoundTrip, notificationsRoundTrip, registrations, offlinePolicies, deliveryStates
+
+        public var description: String { rawValue }
+
+        /// Checks this behaviour of `store`, which must be empty.
+        public func check(_ store: any Store) async throws {
+            switch self {
+            case .keysRoundTrip: try await StoreConformance.keysRoundTrip(store)
+            case .devicesRoundTrip: try await StoreConformance.devicesRoundTrip(store)
+            case .notificationsRoundTrip: try await StoreConformance.notificationsRoundTrip(store)
+            case .registrations: try await StoreConformance.registrations(store)
+            case .offlinePolicies: try await StoreConformance.offlinePolicies(store)
+            case .deliveryStates: try await StoreConformance.deliveryStates(store)
+            }
+        }
     }
 
     static func keysRoundTrip(_ store: any Store) async throws {

@@ -10,8 +10,9 @@ import Testing
         TemporaryPath.make("herald-store", suffix: ".sqlite")
     }
 
-    @Test func sqliteStoreConforms() async throws {
-        try await StoreConformance.run(SQLiteStore(path: Self.temporaryPath()))
+    @Test(arguments: StoreConformance.Behaviour.allCases)
+    func sqliteStoreConforms(_ behaviour: StoreConformance.Behaviour) async throws {
+        try await behaviour.check(SQLiteStore(path: Self.temporaryPath()))
     }
 
     @Test func sqliteKeepsWhatWasCommittedAcrossReopening() async throws {
