@@ -7,7 +7,8 @@ import NIOHTTP2
 ///
 /// There is no channel per stream: a notification is one small request, and a stream channel costs more
 /// than the request. The handler keeps the connection-level flow-control window open itself, coalesces
-/// the answers that complete together into one flush, and closes idle connections with GOAWAY `IdleTimeout`.
+/// the answers that complete together into one flush, and closes idle connections with GOAWAY `IdleTimeout`
+/// (no frame read or written for `idleTimeout`, by the event loop's clock).
 final class ProviderConnectionHandler: ChannelDuplexHandler {
     typealias InboundIn = HTTP2Frame
     typealias OutboundIn = HTTP2Frame
@@ -27,6 +28,10 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
     private let connection: ProviderConnection
     private let processor: ProviderRequestProcessor
     private let metrics: GatewayMetrics
+    private let idleTimeout: TimeAmount
+    /// When a frame was last read or written (at the end of each read, at each flush).
+    private var lastActivity = NIODeadline.uptimeNanoseconds(0)
+    private var idleTimer: Scheduled<Void>?
     private var streams: [HTTP2StreamID: OpenStream] = [:]
     private var context: ChannelHandlerContext?
     private var reading = false
@@ -34,26 +39,53 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
     private var flushScheduled = false
     private var indexedIDHeaders: IndexedIDHeaders = []
 
-    init(connection: ProviderConnection, processor: ProviderRequestProcessor, metrics: GatewayMetrics) {
+    init(connection: ProviderConnection, processor: ProviderRequestProcessor, metrics: GatewayMetrics, idleTimeout: TimeAmount) {
         self.connection = connection
         self.processor = processor
         self.metrics = metrics
+        self.idleTimeout = idleTimeout
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
         metrics.connectionOpened()
-        if context.channel.isActive { openConnectionWindow(context: context) }
+        if context.channel.isActive { becameActive(context: context) }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        idleTimer?.cancel()
         self.context = nil
         metrics.connectionClosed()
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        openConnectionWindow(context: context)
+        becameActive(context: context)
         context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        idleTimer?.cancel()
+        context.fireChannelInactive()
+    }
+
+    private func becameActive(context: ChannelHandlerContext) {
+        openConnectionWindow(context: context)
+        lastActivity = context.eventLoop.now
+        armIdleTimer(at: lastActivity + idleTimeout, context: context)
+    }
+
+    /// Checks for idleness when the connection would have been idle for `idleTimeout`; activity meanwhile
+    /// moves the check to `idleTimeout` after it.
+    private func armIdleTimer(at deadline: NIODeadline, context: ChannelHandlerContext) {
+        idleTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
+            guard let context = self.context else { return }
+            let due = lastActivity + idleTimeout
+            if context.eventLoop.now >= due {
+                connection.startDraining(.idleTimeout)
+            } else {
+                armIdleTimer(at: due, context: context)
+            }
+        }
     }
 
     private func openConnectionWindow(context: ChannelHandlerContext) {
@@ -95,6 +127,7 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
 
     func channelReadComplete(context: ChannelHandlerContext) {
         reading = false
+        lastActivity = context.eventLoop.now
         flushIfNeeded()
         context.fireChannelReadComplete()
     }
@@ -114,9 +147,6 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
         case let closed as StreamClosedEvent:
             // The HTTP/2 layer closed a stream we still held (a protocol error on it): forget it.
             if streams.removeValue(forKey: closed.streamID) != nil { connection.streamClosed(closed.streamID) }
-        case is IdleStateHandler.IdleStateEvent:
-            connection.startDraining(.idleTimeout)
-            return
         default:
             break
         }
@@ -206,6 +236,7 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
     private func flushIfNeeded() {
         guard needsFlush, let context else { return }
         needsFlush = false
+        lastActivity = context.eventLoop.now
         context.flush()
     }
 }

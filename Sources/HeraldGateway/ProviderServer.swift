@@ -80,7 +80,6 @@ final class ProviderServer: Service, Sendable {
         if let tls {
             try sync.addHandler(NIOSSLServerHandler(context: tls))
         }
-        try sync.addHandler(IdleStateHandler(allTimeout: configuration.idleTimeout))
         let connection = ProviderConnection(channel: channel, configuration: configuration)
         let http2 = NIOHTTP2Handler(
             mode: .server,
@@ -88,7 +87,9 @@ final class ProviderServer: Service, Sendable {
             streamConfiguration: NIOHTTP2Handler.StreamConfiguration()
         )
         try sync.addHandler(http2)
-        try sync.addHandler(ProviderConnectionHandler(connection: connection, processor: processor, metrics: metrics))
+        try sync.addHandler(ProviderConnectionHandler(
+            connection: connection, processor: processor, metrics: metrics, idleTimeout: configuration.idleTimeout
+        ))
         return connection
     }
 

@@ -83,23 +83,6 @@ import Testing
         }
     }
 
-    /// A client that opens a request and never finishes it cannot keep its connection forever.
-    @Test func aStreamThatNeverEndsCannotHoldTheConnectionOpen() async throws {
-        let gateway = try await TestGateway.start {
-            $0.plaintext = true
-            $0.idleTimeout = .seconds(5)
-            $0.shutdownGracePeriod = .milliseconds(500)
-        }
-        // The request is ready before connecting: on a loaded machine, making it could outlast the idle time.
-        let headers = Raw.requestHeaders(path: "/3/device/\(try await gateway.issueToken())")
-        let raw = try await Raw.connect(port: gateway.gateway.providerPort)
-        try await raw.write(Raw.frame(type: 0x1, flags: 0x4, stream: 1, payload: headers))
-        let bytes = try #require(try await raw.bytesUntilClosed(timeout: .seconds(20)), "the stalled connection stayed open")
-        #expect(Raw.goAwayErrorCode(in: bytes) == 0)  // NO_ERROR, with {"reason":"IdleTimeout"}
-        #expect(String(decoding: bytes.readableBytesView, as: UTF8.self).contains(#"{"reason":"IdleTimeout"}"#))
-        try await gateway.stop()
-    }
-
     /// Each request whose header block breaks RFC 9113 (§8.1–8.3) is reset with PROTOCOL_ERROR on its own
     /// stream; a good request on the same connection still gets its 200.
     @Test func malformedHeaderBlocksResetTheirStreams() async throws {
