@@ -204,17 +204,6 @@ import Testing
         await client.shutdown()
     }
 
-    @Test func idleConnectionsArePinged() async throws {
-        let server = try await ScriptedHTTP2Server.start { _ in [.respond(status: 200)] }
-        let client = try ClientFixtures.client(server.url) { $0.idlePingInterval = .milliseconds(50) }
-        #expect(await ClientFixtures.outcome(client).success != nil)
-        for _ in 0..<200 where server.pings == 0 { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(server.pings >= 1)
-        #expect(client.openConnections == 1)
-        await client.shutdown()
-        await server.stop()
-    }
-
     @Test func shutdownLetsInFlightRequestsFinishAndRefusesNewOnes() async throws {
         let server = try await ScriptedHTTP2Server.start { request in
             request.index == 1 ? [.delay(.milliseconds(200), then: [.respond(status: 200)])] : [.respond(status: 200)]

@@ -234,16 +234,6 @@ import Testing
         try await gateway.stop()
     }
 
-    @Test func anUnauthenticatedLinkIsClosedAfterTheTimeout() async throws {
-        // Long enough for the device to be done with the upgrade (Hummingbird's client loses an end of
-        // input that comes during it), short enough for a test.
-        let gateway = try await TestGateway.start { $0.deviceAuthenticationTimeout = .seconds(1) }
-        let device = try await TestDevice.connect(to: gateway, authenticate: false)
-        let closed = await device.closed()
-        #expect(closed.contains("no hello"), "closed: \(closed)")
-        try await gateway.stop()
-    }
-
     /// A device that registered the default app and then went offline, with its token.
     private func offlineDevice(_ gateway: TestGateway) async throws -> (TestDevice, String) {
         let device = try await TestDevice.connect(to: gateway)

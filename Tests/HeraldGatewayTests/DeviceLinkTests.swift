@@ -7,7 +7,8 @@ import HeraldWire
 import NIOCore
 import Testing
 
-/// The device link's connection rules over real sockets: takeover, pings, shutdown, HTTP, framing.
+/// The device link's connection rules over real sockets: takeover, shutdown, HTTP, framing (its timers:
+/// DeviceLinkTimeTests, on virtual time).
 @Suite struct DeviceLinkTests {
     private func push(_ gateway: TestGateway, to token: String) async throws -> Int {
         var push = Push(token: token, jwt: gateway.defaultJWT)
@@ -28,32 +29,6 @@ import Testing
         #expect(try await push(gateway, to: token) == 200)
         _ = try await newer.notification()
         await newer.leave()
-        try await gateway.stop()
-    }
-
-    @Test func aDeviceThatAnswersPingsStaysLinked() async throws {
-        // Three seconds between pings: the first seconds of a parallel test run keep both cores busy, and a
-        // device starved of its pong window then would fail a test about something else.
-        let gateway = try await TestGateway.start { $0.deviceLinkPingInterval = .seconds(3) }
-        let device = try await TestDevice.connect(to: gateway)
-        let token = try await device.register(TestGateway.topic)
-        try await Task.sleep(for: .seconds(9.5))  // three pings
-        #expect(try await push(gateway, to: token) == 200)
-        _ = try await device.notification()
-        await device.leave()
-        try await gateway.stop()
-    }
-
-    @Test func aDeviceThatStopsAnsweringPingsIsClosed() async throws {
-        let gateway = try await TestGateway.start {
-            $0.plaintext = true
-            $0.deviceLinkPingInterval = .milliseconds(100)
-        }
-        let link = try await RawDeviceLink.linked(port: try await gateway.gateway.devicePort())
-        _ = try await link.frame { $0.opcode == 0x9 }  // pinged, never answered
-        let close = try await link.frame { $0.opcode == 0x8 }.close
-        #expect(close?.code == 1001 && close?.reason == "no pong within 100 ms", "close: \(String(describing: close))")
-        #expect(try await link.closed(within: .seconds(10)))
         try await gateway.stop()
     }
 

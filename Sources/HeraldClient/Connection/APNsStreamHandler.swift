@@ -81,7 +81,7 @@ final class APNsStreamHandler: ChannelInboundHandler {
 
     private func becameActive(context: ChannelHandlerContext) {
         guard timer == nil else { return }
-        state.heard(at: .now())
+        state.heard(at: context.eventLoop.now)
         let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
         timer = context.eventLoop.scheduleRepeatedTask(initialDelay: timing.resolution, delay: timing.resolution) { _ in
             loopBound.value.tick()
@@ -204,7 +204,7 @@ final class APNsStreamHandler: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         reading = true
         let frame = unwrapInboundIn(data)
-        state.heard(at: .now())
+        state.heard(at: context.eventLoop.now)
         if frame.streamID == .rootStream {
             readConnectionFrame(frame.payload, context: context)
         } else {
@@ -353,7 +353,7 @@ final class APNsStreamHandler: ChannelInboundHandler {
 
     private func tick() {
         guard let context else { return }
-        let now = NIODeadline.now()
+        let now = context.eventLoop.now  // the loop's clock: virtual in tests
         var expired: [HTTP2StreamID] = []
         for (id, stream) in inFlight where stream.deadline <= now {
             expired.append(id)

@@ -298,10 +298,11 @@ final class DeviceLinkHandler: ChannelDuplexHandler, NIOScheduledCallbackHandler
         armed = wanted
         let configuration = services.configuration
         let deadline: NIODeadline
+        let now = context.eventLoop.now  // the loop's clock: virtual in tests
         switch wanted {
-        case .hello: deadline = .now() + configuration.deviceAuthenticationTimeout
-        case .ping: deadline = .now() + configuration.deviceLinkPingInterval
-        case .closeTimeout: deadline = .now() + configuration.deviceLinkCloseTimeout
+        case .hello: deadline = now + configuration.deviceAuthenticationTimeout
+        case .ping: deadline = now + configuration.deviceLinkPingInterval
+        case .closeTimeout: deadline = now + configuration.deviceLinkCloseTimeout
         case .none: return
         }
         timer = try? context.eventLoop.assumeIsolated().scheduleCallback(at: deadline, handler: self)
