@@ -205,7 +205,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "UserNotificationsTests", dependencies: ["UserNotifications", "CoreLocation", "HeraldTesting"]),
+        .testTarget(
+            name: "UserNotificationsTests",
+            dependencies: ["UserNotifications", "CoreLocation", "HeraldTesting", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         .testTarget(
             name: "HeraldDeviceTests",
             dependencies: ["HeraldDevice", "UserNotifications", "HeraldWire", "HeraldTesting", .product(name: "NIOCore", package: "swift-nio")]

@@ -52,7 +52,7 @@ extension DeviceDaemon {
                 identifier: notification.requestIdentifier, payload: notification.payload,
                 receivedAt: Date(timeIntervalSince1970: Double(notification.receivedAt) / 1000)
             )
-            if try store.receive(item) { inboxSignal.yield() }
+            if try await store.perform({ try $0.receive(item) }) { inboxSignal.yield() }
         }
     }
 
@@ -81,7 +81,7 @@ extension DeviceDaemon {
         for await _ in inboxSignals {
             let items: [NotificationStore.InboxItem]
             do {
-                items = try store.openInbox()
+                items = try await store.perform { try $0.openInbox() }
             } catch {
                 report(.problem("cannot read the inbox: \(error)"))
                 continue
@@ -92,7 +92,7 @@ extension DeviceDaemon {
                     payload = try RemotePayload(json: item.payload)
                 } catch {
                     report(.problem("dropped \(item.apnsID) for \(item.bundleID): \(error)"))
-                    try? store.closeInbox(item.apnsID)
+                    _ = try? await store.perform { try $0.closeInbox(item.apnsID) }
                     continue
                 }
                 let app = try? apps.app(bundleID: item.bundleID)
@@ -141,7 +141,7 @@ extension DeviceDaemon {
         do throws(UNError) {
             if payload.isBackground {
                 do {
-                    try store.closeInbox(item.apnsID)
+                    try await store.perform { try $0.closeInbox(item.apnsID) }
                 } catch {
                     return UNError(.notificationsNotAllowed, "cannot close it in the inbox before handing it over: \(error)")
                 }

@@ -56,7 +56,7 @@ extension DeviceDaemon {
             candidates = [bundleID]
         } else {
             do {
-                candidates = try store.apps().map(\.bundleID)
+                candidates = try await store.perform { try $0.apps().map(\.bundleID) }
             } catch {
                 throw UNError(.notificationsNotAllowed, "the notification store failed: \(error)", underlying: error)
             }
@@ -90,14 +90,14 @@ extension DeviceDaemon {
         }
         let id: Int64
         do {
-            id = try store.queue(event, for: bundleID)
+            id = try await store.perform { try $0.queue(event, for: bundleID) }
         } catch {
             report(.problem("cannot queue an event for \(bundleID): \(error)"))
             await releaseAttachments(carriedBy: event, app: bundleID)
             return "lost: the notification store failed (\(error))"
         }
         await deliverQueuedEvents(of: bundleID)
-        let stillQueued = ((try? store.queuedEvents(for: bundleID)) ?? []).contains { $0.id == id }
+        let stillQueued = ((try? await store.perform { try $0.queuedEvents(for: bundleID) }) ?? []).contains { $0.id == id }
         guard stillQueued else { return "delivered to the running app" }
         guard sessions(of: bundleID).isEmpty else { return "queued until the app sets its delegate or handler" }
         do {
@@ -126,11 +126,11 @@ extension DeviceDaemon {
         guard first else { return }
         var again = true
         while again {
-            for queued in (try? store.queuedEvents(for: bundleID)) ?? [] {
+            for queued in (try? await store.perform({ try $0.queuedEvents(for: bundleID) })) ?? [] {
                 guard let session = sessions(of: bundleID).first(where: { $0.handles(queued.event) }) else { continue }
                 let reply = await session.conversation.request(timeout: .seconds(60)) { .ask(id: $0, question: .event(queued.event)) }
                 if case .answer? = reply {
-                    try? store.removeEvent(queued.id)
+                    _ = try? await store.perform { try $0.removeEvent(queued.id) }
                     await releaseAttachments(carriedBy: queued.event, app: bundleID)
                 }
             }

@@ -93,8 +93,8 @@ package final class DeviceDaemon: Sendable {
         let (apps, store) = (self.apps, self.store)
         let app = { @Sendable (bundleID: String) in Presentation.App((try? apps.app(bundleID: bundleID)) ?? nil, bundleID: bundleID) }
         presentation = PresenterGroup(presenters: presenters, describe: { card in
-            let category = card.categoryIdentifier.flatMap { name in (try? store.categories(of: card.topic))?.first { $0.identifier == name } }
-            return Presentation(card: card, app: app(card.topic), category: category)
+            let categories = card.categoryIdentifier == nil ? [] : (try? await store.perform { try $0.categories(of: card.topic) }) ?? []
+            return Presentation(card: card, app: app(card.topic), category: categories.first { $0.identifier == card.categoryIdentifier })
         }, app: app)
         engine = LocalEngine(
             store: store, calendar: .current, prompt: prompt, presenter: presentation,
@@ -129,8 +129,8 @@ package final class DeviceDaemon: Sendable {
                 Self.peerCredentials(of: channel).flatMapThrowing { peer in (peer, try channel.daemonLines()) }
             }
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
-        try? store.pruneInbox(before: Date().addingTimeInterval(-30 * 24 * 3600))
-        try authorizeNamedTopics()
+        _ = try? await store.perform { try $0.pruneInbox(before: Date().addingTimeInterval(-30 * 24 * 3600)) }
+        try await authorizeNamedTopics()
         scheduler.start { [self] fired in await presentationOptions(for: fired) }
         report(.listening(socket: path))
         defer {
@@ -160,9 +160,10 @@ package final class DeviceDaemon: Sendable {
     }
 
     /// Apps named with `--topic` have no process to ask for authorization: naming them is the person's yes.
-    private func authorizeNamedTopics() throws {
-        for topic in configuration.topics where (try? apps.app(bundleID: topic)) == nil {
-            if (try store.settings(of: topic))?.authorizationStatus ?? .notDetermined == .notDetermined {
+    private func authorizeNamedTopics() async throws {
+        let named = configuration.topics.filter { (try? apps.app(bundleID: $0)) == nil }
+        try await store.perform { store in
+            for topic in named where (try store.settings(of: topic))?.authorizationStatus ?? .notDetermined == .notDetermined {
                 try store.setSettings(.answered(true, options: [.alert, .sound, .badge]), of: topic)
             }
         }

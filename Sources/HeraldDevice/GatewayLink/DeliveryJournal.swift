@@ -31,14 +31,16 @@ package final class DeliveryJournal: Sendable {
         configuration.busyMode = .timeout(5)
         // A device that crashes may show a notification twice at worst if the journal lost its last
         // commit to a power cut; synchronous = NORMAL keeps each record cheap.
+        configuration.journalMode = .wal
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
         database = try DatabaseQueue(path: path, configuration: configuration)
-        // journal_mode cannot change inside a transaction, and on a reopened file it would have to.
-        try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            // IF NOT EXISTS: journals written before the migrator have the table and no migration record.
+            try db.execute(sql: "CREATE TABLE IF NOT EXISTS seen (apns_id TEXT PRIMARY KEY NOT NULL, seen_at DOUBLE NOT NULL)")
+        }
+        try migrator.migrate(database)
         try database.write { db in
-            try db.execute(sql: """
-                CREATE TABLE IF NOT EXISTS seen (apns_id TEXT PRIMARY KEY NOT NULL, seen_at DOUBLE NOT NULL)
-                """)
             try db.execute(sql: "DELETE FROM seen WHERE seen_at < ?", arguments: [Date().timeIntervalSince1970 - retention])
         }
     }

@@ -17,7 +17,7 @@ package final class PresenterGroup: NotificationPresenter {
     }
 
     private let presenters: [any Presenter]
-    private let describe: @Sendable (NotificationCard) -> Presentation
+    private let describe: @Sendable (NotificationCard) async -> Presentation
     private let app: @Sendable (String) -> Presentation.App
     private let changes: AsyncStream<Change>
     private let queue: AsyncStream<Change>.Continuation
@@ -28,7 +28,7 @@ package final class PresenterGroup: NotificationPresenter {
     ///   - app: The app of a bundle id, for badges.
     package init(
         presenters: [any Presenter],
-        describe: @escaping @Sendable (NotificationCard) -> Presentation,
+        describe: @escaping @Sendable (NotificationCard) async -> Presentation,
         app: @escaping @Sendable (String) -> Presentation.App
     ) {
         self.presenters = presenters
@@ -65,7 +65,7 @@ package final class PresenterGroup: NotificationPresenter {
     private func apply(_ change: Change) async {
         switch change {
         case .present(let card):
-            let presentation = describe(card)
+            let presentation = await describe(card)
             await everyPresenter { await $0.present(presentation) }
         case .withdraw(let bundleID, let identifiers):
             let ids = identifiers.map { Presentation.ID(bundleID: bundleID, identifier: $0) }

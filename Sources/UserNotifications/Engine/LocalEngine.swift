@@ -37,6 +37,11 @@ package actor LocalEngine {
     private let presenter: any NotificationPresenter
     private let attachments: @Sendable (String) -> AttachmentStore
 
+    /// The store's own queue: the engine's synchronous SQLite calls never block Swift's cooperative threads.
+    package nonisolated var unownedExecutor: UnownedSerialExecutor {
+        store.executor.asUnownedSerialExecutor()
+    }
+
     package init(
         store: NotificationStore,
         calendar: Calendar,

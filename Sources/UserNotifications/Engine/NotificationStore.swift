@@ -5,12 +5,15 @@ import GRDB
 /// fire date, delivered notifications, categories, settings and badges. Keyed by bundle id.
 package final class NotificationStore: Sendable {
     let database: DatabaseQueue
+    /// Where the engine over this store runs (``LocalEngine`` is isolated to it): its calls block this thread only.
+    package let executor: StoreExecutor
     /// Set when the file was unreadable and moved aside: where it went.
     package let movedAside: String?
 
     /// Opens (creating) the store at `path`. A file that is not a readable SQLite database is moved aside to
     /// `PATH.corrupt-TIMESTAMP` — never deleted — and a fresh store is created; `movedAside` tells where.
     package init(path: String) throws {
+        executor = StoreExecutor(label: "herald.notification-store")
         try FileManager.default.createDirectory(
             at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true
         )
@@ -30,9 +33,9 @@ package final class NotificationStore: Sendable {
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
         // WAL with synchronous = NORMAL: a power cut may lose the last changes, never the file.
+        configuration.journalMode = .wal
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
         let database = try DatabaseQueue(path: path, configuration: configuration)
-        try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             try db.execute(sql: """
@@ -53,6 +56,14 @@ package final class NotificationStore: Sendable {
         registerDaemonTables(in: &migrator)
         try migrator.migrate(database)
         return database
+    }
+
+    /// Runs `body` on the store's queue (the engine's), so that async code waits for SQLite without blocking one of
+    /// Swift's cooperative threads.
+    package func perform<Value: Sendable>(_ body: @escaping @Sendable (NotificationStore) throws -> Value) async throws -> Value {
+        try await withCheckedThrowingContinuation { continuation in
+            executor.run { continuation.resume(with: Result { try body(self) }) }
+        }
     }
 
     /// Copies what the write-ahead log holds into the database file, as far as readers allow (a passive checkpoint).

@@ -1,0 +1,42 @@
+import Foundation
+import GRDB
+import HeraldTesting
+import Testing
+@testable import UserNotifications
+
+/// The engine waits for SQLite on its store's own queue: a database another process holds blocks the engine, not
+/// Swift's cooperative threads (of which there are as many as cores).
+@Suite struct StoreExecutorTests {
+    @Test func enginesWaitingOnALockedDatabaseLeaveTheCooperativePoolFree() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.url.appendingPathComponent("notifications.sqlite").path
+        // One engine per core, each over its own handle of the file: more waiting engines than cooperative threads.
+        let engines = try (0..<max(2, ProcessInfo.processInfo.activeProcessorCount)).map { _ in
+            LocalEngine(
+                store: try NotificationStore(path: path), calendar: .current, prompt: Grant(), presenter: TerminalPresenter(style: .none),
+                attachments: { AttachmentStore(directory: directory.url.appendingPathComponent($0), bundleDirectory: directory.url) }
+            )
+        }
+        var configuration = Configuration()
+        configuration.allowsUnsafeTransactions = true
+        let other = try DatabaseQueue(path: path, configuration: configuration)
+        try await other.writeWithoutTransaction { try $0.execute(sql: "BEGIN IMMEDIATE") }  // another process holds it
+
+        let waiting = engines.map { engine in Task { try await engine.setBadge(1, of: "com.example.app") } }
+        try await Task.sleep(for: .milliseconds(200))  // every engine is in its write, waiting for the lock
+        let started = ContinuousClock.now
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<8 { group.addTask { _ = (0..<1000).reduce(0, +) } }
+        }
+        // On the cooperative pool the engines would hold every thread for the 5 s busy timeout.
+        #expect(ContinuousClock.now - started < .seconds(2))
+
+        try await other.writeWithoutTransaction { try $0.execute(sql: "ROLLBACK") }
+        for task in waiting { try await task.value }
+        #expect(try await engines[0].badge(of: "com.example.app") == 1)
+    }
+}
+
+private struct Grant: AuthorizationPrompt {
+    func ask(bundleID: String, options: UNAuthorizationOptions) async -> Bool? { true }
+}
