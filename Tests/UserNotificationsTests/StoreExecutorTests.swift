@@ -37,6 +37,44 @@ import Testing
     }
 }
 
+/// A store failure reaches the app as what it is, not as "notifications not allowed".
+@Suite struct NotificationStoreErrorTests {
+    @Test func aStoreHeldByAnotherProcessIsABusyStoreError() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.url.appendingPathComponent("notifications.sqlite").path
+        let engine = LocalEngine(
+            store: try NotificationStore(path: path, busyTimeout: 0.1), calendar: .current, prompt: Grant(),
+            presenter: TerminalPresenter(style: .none),
+            attachments: { AttachmentStore(directory: directory.url.appendingPathComponent($0), bundleDirectory: directory.url) }
+        )
+        let center = UNUserNotificationCenter(runtime: CenterRuntime(bundleID: "com.example.app", engine: .success(engine), location: nil))
+        center.start()
+        _ = try await center.requestAuthorization(options: [.alert])
+        var configuration = Configuration()
+        configuration.allowsUnsafeTransactions = true
+        let other = try DatabaseQueue(path: path, configuration: configuration)
+        try await other.writeWithoutTransaction { try $0.execute(sql: "BEGIN IMMEDIATE") }
+        let content = UNMutableNotificationContent()
+        content.title = "Held"
+        let error = await #expect(throws: NotificationStoreError.self) {
+            try await center.add(UNNotificationRequest(identifier: "held", content: content, trigger: nil))
+        }
+        #expect(error?.code == .busy)
+        #expect(error?.message.contains("held by another process") == true, "\(String(describing: error))")
+        await #expect(throws: NotificationStoreError.self) { try await center.setBadgeCount(2) }
+        try await other.writeWithoutTransaction { try $0.execute(sql: "ROLLBACK") }
+        try await center.add(UNNotificationRequest(identifier: "free", content: content, trigger: nil))
+    }
+
+    /// Over the daemon's socket the store's code travels beside the message.
+    @Test func theDaemonSaysAStoreFailureAsOne() throws {
+        let line = try DaemonMessage.failure(id: 7, code: 1, message: "held", store: "busy").encodedLine()
+        guard case .failure(7, 1, "held", "busy") = try DaemonMessage.decode(line) else { Issue.record("\(line)"); return }
+        let older = Data(#"{"failure":{"id":7,"code":1,"message":"no"}}"#.utf8)
+        guard case .failure(7, 1, "no", nil) = try DaemonMessage.decode(older) else { Issue.record("an older daemon's failure"); return }
+    }
+}
+
 private struct Grant: AuthorizationPrompt {
     func ask(bundleID: String, options: UNAuthorizationOptions) async -> Bool? { true }
 }

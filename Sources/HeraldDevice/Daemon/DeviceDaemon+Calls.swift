@@ -7,7 +7,7 @@ extension DeviceDaemon {
         do throws(UNError) {
             return .result(id: id, result: try await perform(call, from: session))
         } catch {
-            return .failure(id: id, code: error.code.rawValue, message: error.message)
+            return .failure(id: id, code: error.code.rawValue, message: error.message, store: error.storeFailure?.code.rawValue)
         }
     }
 

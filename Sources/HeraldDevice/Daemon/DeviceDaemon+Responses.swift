@@ -58,7 +58,7 @@ extension DeviceDaemon {
             do {
                 candidates = try await store.perform { try $0.apps().map(\.bundleID) }
             } catch {
-                throw UNError(.notificationsNotAllowed, "the notification store failed: \(error)", underlying: error)
+                throw UNError(storeFailure: NotificationStoreError(error))
             }
         }
         for bundleID in candidates {

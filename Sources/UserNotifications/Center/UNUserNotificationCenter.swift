@@ -57,10 +57,15 @@ public final class UNUserNotificationCenter: NSObject, Sendable {
 
     /// Asks the person, once, whether the app may notify; later calls return the stored answer.
     ///
-    /// - Throws: `UNError.notificationsNotAllowed` when nobody could answer (no terminal, no `HERALD_AUTHORIZATION`).
+    /// - Throws: `UNError.notificationsNotAllowed` when nobody could answer (no terminal, no `HERALD_AUTHORIZATION`);
+    ///   ``NotificationStoreError`` when the store cannot be read or written.
     public func requestAuthorization(options: UNAuthorizationOptions = []) async throws -> Bool {
         let bundleID = runtime.bundleID
-        return try await runtime.perform { engine throws(UNError) in try await engine.requestAuthorization(of: bundleID, options: options) }
+        do {
+            return try await runtime.perform { engine throws(UNError) in try await engine.requestAuthorization(of: bundleID, options: options) }
+        } catch {
+            throw error.forApp
+        }
     }
 
     /// Completion-handler form of ``requestAuthorization(options:)``.
@@ -69,7 +74,7 @@ public final class UNUserNotificationCenter: NSObject, Sendable {
         runtime.submit({ engine throws(UNError) in try await engine.requestAuthorization(of: bundleID, options: options) }) { result in
             switch result {
             case .success(let granted): completionHandler(granted, nil)
-            case .failure(let error): completionHandler(false, error)
+            case .failure(let error): completionHandler(false, error.forApp)
             }
         }
     }
@@ -93,17 +98,21 @@ public final class UNUserNotificationCenter: NSObject, Sendable {
 
     /// Sets the app's badge (0 clears it).
     ///
-    /// - Throws: `UNError.badgeInputInvalid` for a negative count.
+    /// - Throws: `UNError.badgeInputInvalid` for a negative count; ``NotificationStoreError`` when the store fails.
     public func setBadgeCount(_ newBadgeCount: Int) async throws {
         let bundleID = runtime.bundleID
-        try await runtime.perform { engine throws(UNError) in try await engine.setBadge(newBadgeCount, of: bundleID) }
+        do {
+            try await runtime.perform { engine throws(UNError) in try await engine.setBadge(newBadgeCount, of: bundleID) }
+        } catch {
+            throw error.forApp
+        }
     }
 
     /// Completion-handler form of ``setBadgeCount(_:)``.
     public func setBadgeCount(_ newBadgeCount: Int, withCompletionHandler completionHandler: (@Sendable ((any Error)?) -> Void)? = nil) {
         let bundleID = runtime.bundleID
         runtime.submit({ engine throws(UNError) in try await engine.setBadge(newBadgeCount, of: bundleID) }) { result in
-            completionHandler?(result.error)
+            completionHandler?(result.error?.forApp)
         }
     }
 
@@ -113,7 +122,8 @@ public final class UNUserNotificationCenter: NSObject, Sendable {
     /// one). A nil trigger delivers it now. While the app is denied, nothing is kept and no error is raised.
     ///
     /// - Throws: `UNError`: `notificationInvalidNoDate` (bad trigger), `notificationInvalidNoContent`,
-    ///   `contentProvidingInvalid` (userInfo that is not a property list), or an attachment error.
+    ///   `contentProvidingInvalid` (userInfo that is not a property list), or an attachment error;
+    ///   ``NotificationStoreError`` when the store cannot be read or written.
     public func add(_ request: UNNotificationRequest) async throws {
         let record: RequestRecord
         do {
@@ -121,7 +131,11 @@ public final class UNUserNotificationCenter: NSObject, Sendable {
         } catch {
             throw UNError(.contentProvidingInvalid, "request \(request.identifier): \(error.description)")
         }
-        try await runtime.perform(addJob(record))
+        do {
+            try await runtime.perform(addJob(record))
+        } catch {
+            throw error.forApp
+        }
         runtime.wake()
     }
 
@@ -137,7 +151,7 @@ public final class UNUserNotificationCenter: NSObject, Sendable {
         }
         runtime.submit(addJob(record)) { [runtime] result in
             runtime.wake()
-            completionHandler?(result.error)
+            completionHandler?(result.error?.forApp)
         }
     }
 

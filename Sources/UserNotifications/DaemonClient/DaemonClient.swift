@@ -114,7 +114,9 @@ package final class DaemonClient: NotificationEngine {
         switch await conversation.request({ .call(id: $0, call: call) }) {
         case .result(_, let result)?:
             return result
-        case .failure(_, let code, let message)?:
+        case .failure(_, _, let message, let store?)?:
+            throw UNError(storeFailure: NotificationStoreError(NotificationStoreError.Code(rawValue: store), message))
+        case .failure(_, let code, let message, nil)?:
             throw UNError(UNError.Code(rawValue: code) ?? .notificationsNotAllowed, message)
         default:
             throw UNError(.notificationsNotAllowed, "the device daemon closed the connection before answering")

@@ -9,7 +9,8 @@ package import Foundation
 package enum DaemonMessage: Codable, Sendable {
     case call(id: Int, call: DaemonCall)
     case result(id: Int, result: DaemonResult)
-    case failure(id: Int, code: Int, message: String)
+    /// `store`: the ``NotificationStoreError`` code when the daemon's store failed.
+    case failure(id: Int, code: Int, message: String, store: String? = nil)
     case ask(id: Int, question: DaemonQuestion)
     case answer(id: Int, options: UInt)
 

@@ -334,13 +334,14 @@ package actor LocalEngine {
         files.release(old.content.attachments.filter { !kept.contains($0.url) })
     }
 
-    /// Store failures become UNError, the only error the API throws.
+    /// Store failures travel as UNError (the engine's error type) carrying a ``NotificationStoreError``, which is what
+    /// apps are given.
     @discardableResult
     private func storing<Value>(_ body: () throws -> Value) throws(UNError) -> Value {
         do {
             return try body()
         } catch {
-            throw UNError(.notificationsNotAllowed, "the notification store failed: \(error)", underlying: error)
+            throw UNError(storeFailure: NotificationStoreError(error))
         }
     }
 }

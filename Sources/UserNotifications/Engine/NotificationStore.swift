@@ -12,26 +12,27 @@ package final class NotificationStore: Sendable {
 
     /// Opens (creating) the store at `path`. A file that is not a readable SQLite database is moved aside to
     /// `PATH.corrupt-TIMESTAMP` — never deleted — and a fresh store is created; `movedAside` tells where.
-    package init(path: String) throws {
+    /// - Parameter busyTimeout: How long a call waits while another process holds the file (then it fails: busy).
+    package init(path: String, busyTimeout: TimeInterval = 5) throws {
         executor = StoreExecutor(label: "herald.notification-store")
         try FileManager.default.createDirectory(
             at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true
         )
         do {
-            database = try Self.open(path)
+            database = try Self.open(path, busyTimeout: busyTimeout)
             movedAside = nil
         } catch let error as DatabaseError where [.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode) {
             let aside = path + ".corrupt-\(Int(Date().timeIntervalSince1970))"
             try FileManager.default.moveItem(atPath: path, toPath: aside)
             for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-            database = try Self.open(path)
+            database = try Self.open(path, busyTimeout: busyTimeout)
             movedAside = aside
         }
     }
 
-    private static func open(_ path: String) throws -> DatabaseQueue {
+    private static func open(_ path: String, busyTimeout: TimeInterval) throws -> DatabaseQueue {
         var configuration = Configuration()
-        configuration.busyMode = .timeout(5)
+        configuration.busyMode = .timeout(busyTimeout)
         // WAL with synchronous = NORMAL: a power cut may lose the last changes, never the file.
         configuration.journalMode = .wal
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
