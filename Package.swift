@@ -33,7 +33,7 @@ let package = Package(
         .target(
             name: "HeraldWire",
             dependencies: [
-                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Crypto", package: "swift-crypto")
             ]
         ),
         // The TLS client rules every Herald client shares: SNI for names only, IP addresses checked against the
@@ -148,7 +148,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "herald",
-            dependencies: ["HeraldCLI", .product(name: "Logging", package: "swift-log"), .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "HeraldCLI", .product(name: "Logging", package: "swift-log"), .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
         .executableTarget(
             name: "herald-bench",
@@ -252,9 +254,10 @@ for (name, folder) in [
     ("TextInputCategoryExample", "TextInputCategory"), ("MediaAttachmentExample", "MediaAttachment"),
     ("NotificationServiceExample", "NotificationService"),
 ] {
-    package.targets.append(.executableTarget(
-        name: name, dependencies: ["UserNotifications"], path: "Examples/\(folder)", swiftSettings: [.swiftLanguageMode(.v5)]
-    ))
+    package.targets.append(
+        .executableTarget(
+            name: name, dependencies: ["UserNotifications"], path: "Examples/\(folder)", swiftSettings: [.swiftLanguageMode(.v5)]
+        ))
 }
 
 // The example apps the device daemon runs (their bundles: Examples/*/*.app), their service extensions, and the

@@ -4,7 +4,9 @@ import Foundation
 import UserNotifications
 
 class NotificationHandler: NSObject, UNUserNotificationCenterDelegate {
-    func userNotificationCenter(_ center: UNUserNotificationCenter, willPresent notification: UNNotification) async -> UNNotificationPresentationOptions {
+    func userNotificationCenter(_ center: UNUserNotificationCenter, willPresent notification: UNNotification) async
+        -> UNNotificationPresentationOptions
+    {
         [.banner, .list]
     }
 }
@@ -31,8 +33,10 @@ struct CalendarExample {
         content.title = "Calendar Notification"
         let soon = Calendar.current.dateComponents([.hour, .minute, .second], from: Date().addingTimeInterval(2))
         try await center.add(UNNotificationRequest(identifier: "weekly", content: content, trigger: weekly))
-        try await center.add(UNNotificationRequest(identifier: "soon", content: content,
-                                                   trigger: UNCalendarNotificationTrigger(dateMatching: soon, repeats: false)))
+        try await center.add(
+            UNNotificationRequest(
+                identifier: "soon", content: content,
+                trigger: UNCalendarNotificationTrigger(dateMatching: soon, repeats: false)))
         for _ in 0..<60 where await center.deliveredNotifications().isEmpty {
             try await Task.sleep(nanoseconds: 100_000_000)
         }

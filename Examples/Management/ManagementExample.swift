@@ -3,8 +3,10 @@ import Foundation
 import UserNotifications
 
 class NotificationHandler: NSObject, UNUserNotificationCenterDelegate {
-    func userNotificationCenter(_ center: UNUserNotificationCenter, willPresent notification: UNNotification,
-                                withCompletionHandler completionHandler: @escaping (UNNotificationPresentationOptions) -> Void) {
+    func userNotificationCenter(
+        _ center: UNUserNotificationCenter, willPresent notification: UNNotification,
+        withCompletionHandler completionHandler: @escaping (UNNotificationPresentationOptions) -> Void
+    ) {
         completionHandler([.list])
     }
 }
@@ -23,7 +25,6 @@ struct ManagementExample {
         let center = UNUserNotificationCenter.current()
         center.delegate = handler  // the center holds its delegate weakly, as on iOS
         _ = try await center.requestAuthorization(options: [.alert])
-
 
         let later = UNTimeIntervalNotificationTrigger(timeInterval: 3600, repeats: false)
         try await center.add(UNNotificationRequest(identifier: "a", content: content("A"), trigger: later))

@@ -13,8 +13,10 @@ struct MediaAttachmentExample {
         defer { try? FileManager.default.removeItem(at: directory) }
 
         // A 1×1 PNG, named .jpg on purpose.
-        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1, 0, 0, 0, 1,
-                            8, 6, 0, 0, 0, 0x1F, 0x15, 0xC4, 0x89, 0, 0, 0, 0, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82]
+        let png: [UInt8] = [
+            0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1, 0, 0, 0, 1,
+            8, 6, 0, 0, 0, 0x1F, 0x15, 0xC4, 0x89, 0, 0, 0, 0, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82,
+        ]
         let imageURL = directory.appendingPathComponent("image.jpg")
         try Data(png).write(to: imageURL)
 
@@ -23,8 +25,10 @@ struct MediaAttachmentExample {
         let attachment = try UNNotificationAttachment(identifier: "image", url: imageURL, options: nil)
         print("type \(attachment.type)")
         content.attachments = [attachment]
-        try await center.add(UNNotificationRequest(identifier: "media", content: content,
-                                                   trigger: UNTimeIntervalNotificationTrigger(timeInterval: 3600, repeats: false)))
+        try await center.add(
+            UNNotificationRequest(
+                identifier: "media", content: content,
+                trigger: UNTimeIntervalNotificationTrigger(timeInterval: 3600, repeats: false)))
         print("moved \(!FileManager.default.fileExists(atPath: imageURL.path))")
         if let stored = await center.pendingNotificationRequests().first?.content.attachments.first?.url {
             print("stored \(FileManager.default.fileExists(atPath: stored.path))")

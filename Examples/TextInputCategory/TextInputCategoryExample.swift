@@ -19,8 +19,9 @@ func registerNotificationCategory() {
             identifier: "action.cancel",
             title: "Cancel",
             options: [.destructive])
-        return UNNotificationCategory(identifier: "saySomethingCategory", actions: [inputAction, goodbyeAction, cancelAction],
-                                      intentIdentifiers: [], options: [.customDismissAction])
+        return UNNotificationCategory(
+            identifier: "saySomethingCategory", actions: [inputAction, goodbyeAction, cancelAction],
+            intentIdentifiers: [], options: [.customDismissAction])
     }()
     UNUserNotificationCenter.current().setNotificationCategories([saySomethingCategory])
 }

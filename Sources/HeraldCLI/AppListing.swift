@@ -1,6 +1,6 @@
 import Foundation
-import HeraldWire
 import HeraldDevice
+import HeraldWire
 import UserNotifications
 
 /// How `herald apps` shows an installed app: a few lines for people, a JSON object for scripts.
@@ -15,7 +15,8 @@ enum AppListing {
         var lines = [app.bundleIdentifier + (app.displayName.map { " (\($0))" } ?? "")]
         lines.append("  executable  \(app.executable.path)")
         for item in app.extensions {
-            var line = "  \(item.kind.shortName.padding(toLength: 10, withPad: " ", startingAt: 0))  \(item.bundleIdentifier)  \(item.executable.path)"
+            var line =
+                "  \(item.kind.shortName.padding(toLength: 10, withPad: " ", startingAt: 0))  \(item.bundleIdentifier)  \(item.executable.path)"
             if !item.categories.isEmpty { line += "  categories: " + item.categories.joined(separator: ", ") }
             lines.append(line)
         }
@@ -28,18 +29,19 @@ enum AppListing {
             "displayName": app.displayName.map(JSONValue.string) ?? .null,
             "bundleDirectory": .string(app.bundleDirectory.path),
             "executable": .string(app.executable.path),
-            "extensions": .array(app.extensions.map { item in
-                .object([
-                    "bundleIdentifier": .string(item.bundleIdentifier),
-                    "kind": .string(item.kind.shortName),
-                    "extensionPoint": .string(item.kind.rawValue),
-                    "bundleDirectory": .string(item.bundleDirectory.path),
-                    "executable": .string(item.executable.path),
-                    "principalClass": item.principalClass.map(JSONValue.string) ?? .null,
-                    "categories": .array(item.categories.map(JSONValue.string)),
-                    "attributes": .object(item.attributes.mapValues(json)),
-                ])
-            }),
+            "extensions": .array(
+                app.extensions.map { item in
+                    .object([
+                        "bundleIdentifier": .string(item.bundleIdentifier),
+                        "kind": .string(item.kind.shortName),
+                        "extensionPoint": .string(item.kind.rawValue),
+                        "bundleDirectory": .string(item.bundleDirectory.path),
+                        "executable": .string(item.executable.path),
+                        "principalClass": item.principalClass.map(JSONValue.string) ?? .null,
+                        "categories": .array(item.categories.map(JSONValue.string)),
+                        "attributes": .object(item.attributes.mapValues(json)),
+                    ])
+                }),
         ]
     }
 

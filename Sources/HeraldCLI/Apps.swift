@@ -1,20 +1,23 @@
 import ArgumentParser
 import Foundation
-import HeraldWire
 import HeraldDevice
+import HeraldWire
 import UserNotifications
 
 /// `herald apps`: the apps installed on this machine, whose notifications the device daemon handles.
 struct Apps: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Install, list and remove apps (bundles with an Info.plist) for the device daemon.",
-        discussion: "An app is a Name.app directory with an Info.plist naming CFBundleIdentifier and CFBundleExecutable; its notification extensions are Name.app/PlugIns/*.appex bundles. See docs/apps.md.",
+        discussion:
+            "An app is a Name.app directory with an Info.plist naming CFBundleIdentifier and CFBundleExecutable; its notification extensions are Name.app/PlugIns/*.appex bundles. See docs/apps.md.",
         subcommands: [Install.self, List.self, Remove.self]
     )
 
     /// `--data-dir`, where the registry (`DATA_DIR/device/apps.json`) lives.
     struct RegistryOption: ParsableArguments {
-        @Option(name: .customLong("data-dir"), help: "Where the device keeps its apps and notifications (default: $HERALD_DATA_DIR, else $XDG_DATA_HOME/herald).")
+        @Option(
+            name: .customLong("data-dir"),
+            help: "Where the device keeps its apps and notifications (default: $HERALD_DATA_DIR, else $XDG_DATA_HOME/herald).")
         var path: String = AppIdentity.dataDirectory().path
 
         var registry: InstalledApps { InstalledApps(dataDirectory: URL(fileURLWithPath: path)) }
@@ -28,7 +31,9 @@ struct Apps: AsyncParsableCommand {
         @Argument(help: "The app bundle directory (Name.app) or its Info.plist.")
         var path: String
 
-        @Option(name: .customLong("executable-dir"), help: "Where to find CFBundleExecutable of the app and its extensions when the bundle does not hold them (e.g. .build/debug).")
+        @Option(
+            name: .customLong("executable-dir"),
+            help: "Where to find CFBundleExecutable of the app and its extensions when the bundle does not hold them (e.g. .build/debug).")
         var executableDirectory: String?
 
         @OptionGroup var dataDirectory: RegistryOption
@@ -40,7 +45,9 @@ struct Apps: AsyncParsableCommand {
             if let executableDirectory {
                 var isDirectory: ObjCBool = false
                 guard FileManager.default.fileExists(atPath: executableDirectory, isDirectory: &isDirectory), isDirectory.boolValue else {
-                    throw ValidationError("--executable-dir \(executableDirectory) is not a directory; give the directory the executables were built in, e.g. .build/debug")
+                    throw ValidationError(
+                        "--executable-dir \(executableDirectory) is not a directory; give the directory the executables were built in, e.g. .build/debug"
+                    )
                 }
             }
         }

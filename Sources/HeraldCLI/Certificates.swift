@@ -57,13 +57,16 @@ struct Certificates: AsyncParsableCommand {
             let directory = try dataDirectory.prepare()
             let authority = LocalCertificateAuthority(dataDirectory: directory)
             try authority.ensure(hostNames: [])
-            let (certificate, key) = topics.isEmpty
+            let (certificate, key) =
+                topics.isEmpty
                 ? try authority.issueServerCertificate(naming: hosts)
                 : try authority.issueClientCertificate(topics: topics, environment: environment)
             try DataDirectory.writeSecret(PEMFile.contents(key), to: keyOut)
             try DataDirectory.writePublic(PEMFile.contents(certificate), to: out)
             if topics.isEmpty {
-                print("issued a server certificate for \(hosts.joined(separator: ", ")): \(out) (key \(keyOut)); serve it with --tls-cert \(out) --tls-key \(keyOut)")
+                print(
+                    "issued a server certificate for \(hosts.joined(separator: ", ")): \(out) (key \(keyOut)); serve it with --tls-cert \(out) --tls-key \(keyOut)"
+                )
             } else {
                 print("issued a \(environment) certificate for \(topics.joined(separator: ", ")): \(out) (key \(keyOut))")
             }
@@ -73,10 +76,11 @@ struct Certificates: AsyncParsableCommand {
         static func isHost(_ host: String) -> Bool {
             if LocalCertificateAuthority.isAddress(host) { return true }
             let labels = (host.hasPrefix("*.") ? String(host.dropFirst(2)) : host).split(separator: ".", omittingEmptySubsequences: false)
-            return host.utf8.count <= 253 && labels.allSatisfy { label in
-                (1...63).contains(label.utf8.count) && label.first != "-" && label.last != "-"
-                    && label.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
-            }
+            return host.utf8.count <= 253
+                && labels.allSatisfy { label in
+                    (1...63).contains(label.utf8.count) && label.first != "-" && label.last != "-"
+                        && label.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
+                }
         }
     }
 }

@@ -1,12 +1,12 @@
 import ArgumentParser
 import Crypto
 import Foundation
+import HeraldDevice
 import HeraldStore
 import HeraldWire
 import Logging
 import Synchronization
 import UnixSignals
-import HeraldDevice
 import UserNotifications
 
 /// `herald device`: this machine as a device of a Herald gateway.
@@ -39,7 +39,8 @@ struct Device: AsyncParsableCommand {
 
         @Option(
             name: .customLong("presenter"),
-            help: "Where notifications are shown: terminal (cards), json (lines) or none; repeat for several at once. Default: json with --json, else terminal."
+            help:
+                "Where notifications are shown: terminal (cards), json (lines) or none; repeat for several at once. Default: json with --json, else terminal."
         )
         var presenters: [PresenterChoice] = []
 
@@ -48,7 +49,9 @@ struct Device: AsyncParsableCommand {
 
         func validate() throws {
             try validateTopics(topics)
-            if !topics.isEmpty, link.gateway == nil { throw ValidationError("--topic registers apps with a gateway: add --gateway https://HOST:5223") }
+            if !topics.isEmpty, link.gateway == nil {
+                throw ValidationError("--topic registers apps with a gateway: add --gateway https://HOST:5223")
+            }
             guard extensionBudget > 0, extensionBudget <= 3600 else { throw ValidationError("--extension-budget takes seconds between 0 and 3600") }
             if presenters.contains(.none), presenters.count > 1 { throw ValidationError("--presenter none shows nothing: give it alone") }
         }
@@ -139,9 +142,11 @@ struct Device: AsyncParsableCommand {
             switch outcome.withLock({ $0 }) {
             case .success(let token)?:
                 if json {
-                    printNow(String(decoding: JSONValue.object([
-                        "event": .string("unregistered"), "topic": .string(topic), "deviceToken": .string(token),
-                    ]).encoded(), as: UTF8.self))
+                    printNow(
+                        String(
+                            decoding: JSONValue.object([
+                                "event": .string("unregistered"), "topic": .string(topic), "deviceToken": .string(token),
+                            ]).encoded(), as: UTF8.self))
                 } else {
                     printNow("unregistered \(topic); its token \(token) now answers 410 Unregistered")
                 }
@@ -162,7 +167,9 @@ struct DeviceLinkOptions: ParsableArguments {
     @Option(help: "PEM file of the CA to trust (the gateway's DATA_DIR/tls/ca.pem).")
     var ca: String?
 
-    @Option(name: .customLong("data-dir"), help: "Where the device keeps its key, its apps and their notifications (default: $HERALD_DATA_DIR, else $XDG_DATA_HOME/herald).")
+    @Option(
+        name: .customLong("data-dir"),
+        help: "Where the device keeps its key, its apps and their notifications (default: $HERALD_DATA_DIR, else $XDG_DATA_HOME/herald).")
     var dataDirectory: String = AppIdentity.dataDirectory().path
 
     /// The link to `--gateway`. It keeps no journal of seen apns-ids: the daemon's inbox drops resends.

@@ -1,7 +1,7 @@
 import Foundation
+import HeraldDevice
 import HeraldWire
 import Synchronization
-import HeraldDevice
 import UserNotifications
 
 /// Says what happens on a device besides its notifications (which its presenters show): JSON lines for scripts,
@@ -38,8 +38,10 @@ final class DevicePrinter: Sendable {
             }
         case .background(let apnsID, let bundleID, let payload):
             if json {
-                emit(["event": .string("background"), "apnsID": .string(apnsID), "topic": .string(bundleID),
-                      "userInfo": (try? JSONValue.parse(payload)) ?? .null])
+                emit([
+                    "event": .string("background"), "apnsID": .string(apnsID), "topic": .string(bundleID),
+                    "userInfo": (try? JSONValue.parse(payload)) ?? .null,
+                ])
             } else {
                 printNow("background push \(apnsID) for \(bundleID): handed to the app, not shown")
             }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import HeraldWire
 import HeraldDevice
+import HeraldWire
 import UserNotifications
 
 /// `herald device respond`: what the person does with a delivered notification, told to the device daemon.
@@ -49,10 +49,12 @@ struct DeviceRespond: AsyncParsableCommand {
             throw ValidationError("the device daemon answered with something unexpected")
         }
         if json {
-            printNow(String(decoding: JSONValue.object([
-                "event": .string("responded"), "topic": .string(bundleID), "identifier": .string(identifier),
-                "actionIdentifier": .string(actionIdentifier), "delivery": .string(delivery),
-            ]).encoded(), as: UTF8.self))
+            printNow(
+                String(
+                    decoding: JSONValue.object([
+                        "event": .string("responded"), "topic": .string(bundleID), "identifier": .string(identifier),
+                        "actionIdentifier": .string(actionIdentifier), "delivery": .string(delivery),
+                    ]).encoded(), as: UTF8.self))
         } else {
             printNow("\(bundleID) \(identifier): \(actionIdentifier) — \(delivery)")
         }

@@ -57,7 +57,8 @@ struct DeviceSettings: AsyncParsableCommand {
                 settings = .answered(false, options: [])
             case nil:
                 guard settings.allowsDelivery else {
-                    throw ValidationError("\(app) is \(settings.authorizationStatus.name); allow it first: herald device settings --app \(app) --allow")
+                    throw ValidationError(
+                        "\(app) is \(settings.authorizationStatus.name); allow it first: herald device settings --app \(app) --allow")
                 }
             }
             if let alert {
@@ -78,7 +79,8 @@ struct DeviceSettings: AsyncParsableCommand {
             ]
             printNow(String(decoding: JSONValue.object(fields).encoded(), as: UTF8.self))
         } else {
-            printNow("""
+            printNow(
+                """
                 \(app): \(settings.authorizationStatus.name)
                   alerts \(settings.alertSetting.name) · sounds \(settings.soundSetting.name) · badges \(settings.badgeSetting.name) · badge \(try store.badge(of: app))
                 """)

@@ -68,7 +68,8 @@ struct JWTValidate: AsyncParsableCommand {
     var now: Int64?
 
     func run() async throws {
-        let text = token == "-"
+        let text =
+            token == "-"
             ? String(decoding: try readInput("-", what: "the token"), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             : token
         let parsed: ProviderToken

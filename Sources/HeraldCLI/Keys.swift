@@ -50,10 +50,11 @@ struct Keys: AsyncParsableCommand {
         }
 
         func save(publicKey: P256.Signing.PublicKey, in store: SQLiteStore) async throws {
-            try await store.saveKey(ProviderKey(
-                teamID: teamID, keyID: keyID, topics: topics, environment: environment,
-                publicKeyPEM: publicKey.pemRepresentation, createdAt: Date()
-            ))
+            try await store.saveKey(
+                ProviderKey(
+                    teamID: teamID, keyID: keyID, topics: topics, environment: environment,
+                    publicKeyPEM: publicKey.pemRepresentation, createdAt: Date()
+                ))
         }
 
         var scope: String { topics.isEmpty ? "all topics of team \(teamID)" : topics.joined(separator: ", ") }

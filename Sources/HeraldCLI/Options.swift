@@ -40,7 +40,10 @@ struct DataDirectoryOption: ParsableArguments {
             throw ValidationError("cannot create the data directory \(directory.path): \(error.localizedDescription)")
         }
         if isNew, !quietly {
-            FileHandle.standardError.write(Data("note: using a new data directory, \(directory.path); a gateway serves it with `herald serve --data-dir \(directory.path)`\n".utf8))
+            FileHandle.standardError.write(
+                Data(
+                    "note: using a new data directory, \(directory.path); a gateway serves it with `herald serve --data-dir \(directory.path)`\n".utf8
+                ))
         }
         return directory
     }

@@ -30,13 +30,16 @@ struct QuickStart {
             try DataDirectory.writeSecret(PEMFile.contents(privateKey.pemRepresentation), to: keyPath)
         }
         if try await store.key(teamID: teamID, keyID: keyID)?.publicKeyPEM != privateKey.publicKey.pemRepresentation {
-            try await store.saveKey(ProviderKey(
-                teamID: teamID, keyID: keyID, topics: [], environment: environment,
-                publicKeyPEM: privateKey.publicKey.pemRepresentation, createdAt: Date()
-            ))
+            try await store.saveKey(
+                ProviderKey(
+                    teamID: teamID, keyID: keyID, topics: [], environment: environment,
+                    publicKeyPEM: privateKey.publicKey.pemRepresentation, createdAt: Date()
+                ))
         }
 
-        var token = (try? String(contentsOfFile: tokenPath, encoding: .utf8)).flatMap { DeviceToken(hex: $0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        var token = (try? String(contentsOfFile: tokenPath, encoding: .utf8)).flatMap {
+            DeviceToken(hex: $0.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
         if token == nil {
             token = DeviceToken.random()
             try DataDirectory.writePublic(Data(token!.hex.utf8), to: tokenPath)

@@ -10,9 +10,9 @@ struct Send: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Send a notification to devices and print the status, apns-id, apns-unique-id and reason.",
         discussion: """
-        One device prints the answer's fields; several (--device repeated, --devices FILE) or --count show a \
-        progress bar and a table of outcomes by reason. --gateway development|production means Apple's APNs.
-        """
+            One device prints the answer's fields; several (--device repeated, --devices FILE) or --count show a \
+            progress bar and a table of outcomes by reason. --gateway development|production means Apple's APNs.
+            """
     )
 
     @Option(help: "The gateway, e.g. https://localhost:2197 (http:// for a --plaintext gateway), or development|production for Apple's APNs.")
@@ -39,7 +39,10 @@ struct Send: AsyncParsableCommand {
     @Option(name: .customLong("cert-password"), help: "The .p12 bundle's passphrase.")
     var certPassword: String?
 
-    @Option(help: "The app's bundle id (with the push type's suffix, e.g. .voip, where APNs wants one); a .apns file's \"Simulator Target Bundle\" when absent.")
+    @Option(
+        help:
+            "The app's bundle id (with the push type's suffix, e.g. .voip, where APNs wants one); a .apns file's \"Simulator Target Bundle\" when absent."
+    )
     var topic: String?
 
     @Option(help: "A device token (hex); repeat for several devices.")
@@ -48,7 +51,9 @@ struct Send: AsyncParsableCommand {
     @Option(help: "A file of device tokens, one per line (# comments and blank lines ignored).")
     var devices: String?
 
-    @Option(name: .customLong("push-type"), help: "alert, background, voip, location, complication, fileprovider, mdm, liveactivity, pushtotalk, widgets, controls.")
+    @Option(
+        name: .customLong("push-type"),
+        help: "alert, background, voip, location, complication, fileprovider, mdm, liveactivity, pushtotalk, widgets, controls.")
     var pushType: String?
 
     @Option(help: "10 (now), 5 (power-aware) or 1.")
@@ -94,7 +99,8 @@ struct Send: AsyncParsableCommand {
             try validateAppleID(keyID, name: "--key-id", example: "KEY1234567")
             try validateAppleID(teamID, name: "--team-id", example: "TEAM123456")
         } else if cert == nil {
-            throw ValidationError("authenticate with --p8, --key-id and --team-id, or with --cert (and --cert-key unless the PEM file holds the key, or a .p12)")
+            throw ValidationError(
+                "authenticate with --p8, --key-id and --team-id, or with --cert (and --cert-key unless the PEM file holds the key, or a .p12)")
         }
         if device.isEmpty && devices == nil {
             throw ValidationError("name a device with --device TOKEN (repeat it for several) or --devices FILE")
@@ -123,7 +129,7 @@ struct Send: AsyncParsableCommand {
         case "production": return .production
         default:
             guard let url = URL(string: gateway), ["https", "http"].contains(url.scheme ?? ""), url.host != nil,
-                  let endpoint = try? APNsEndpoint.custom(url)
+                let endpoint = try? APNsEndpoint.custom(url)
             else {
                 throw ValidationError("--gateway must look like https://localhost:2197 (or be development or production), not \"\(gateway)\"")
             }
@@ -168,7 +174,7 @@ struct Send: AsyncParsableCommand {
                 return try .certificate(pkcs12File: cert, passphrase: certPassword)
             }
             return try .certificate(pemFile: cert ?? "", keyFile: certKey ?? cert ?? "")
-        } catch where certKey == nil && cert.map(Self.isPKCS12) == false {
+        } catch  where certKey == nil && cert.map(Self.isPKCS12) == false {
             throw ValidationError("\(error.message); give the certificate's key with --cert-key, or join them: cat cert.pem key.pem > apns.pem")
         } catch {
             throw ValidationError(error.message)

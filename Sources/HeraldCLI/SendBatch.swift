@@ -110,7 +110,10 @@ struct SendBatch {
             return (.accepted, "")
         } catch {
             if error.code == .rejected {
-                return (.rejected(status: error.status ?? 0, reason: error.reason?.rawValue ?? "-"), error.apnsID.map { "apns-id \(APNsID.format($0))" } ?? "")
+                return (
+                    .rejected(status: error.status ?? 0, reason: error.reason?.rawValue ?? "-"),
+                    error.apnsID.map { "apns-id \(APNsID.format($0))" } ?? ""
+                )
             }
             return (.failed(code: error.code.description), error.message)
         }
@@ -118,7 +121,9 @@ struct SendBatch {
 
     private func printSummary(tally: [Outcome: Int], failures: [(index: Int, outcome: Outcome, detail: String)], seconds: Double) {
         let rate = seconds > 0 ? Double(total) / seconds : 0
-        print("sent \(total) notification\(total == 1 ? "" : "s") to \(request.devices.count) device\(request.devices.count == 1 ? "" : "s") in \(String(format: "%.2f", seconds)) s (\(Int(rate.rounded()))/s)")
+        print(
+            "sent \(total) notification\(total == 1 ? "" : "s") to \(request.devices.count) device\(request.devices.count == 1 ? "" : "s") in \(String(format: "%.2f", seconds)) s (\(Int(rate.rounded()))/s)"
+        )
         let rows = tally.sorted { $0.key < $1.key }
         let width = max(7, rows.map(\.key.label.count).max() ?? 0)
         print("outcome".padding(toLength: width, withPad: " ", startingAt: 0) + "  count")
@@ -131,7 +136,9 @@ struct SendBatch {
         for failure in sorted.prefix(20) {
             let device = request.devices[failure.index % request.devices.count]
             let source = request.deviceSources[failure.index % request.deviceSources.count]
-            print("  #\(failure.index + 1) \(device.redacted) (\(source)): \(failure.outcome.label)" + (failure.detail.isEmpty ? "" : " — \(failure.detail)"))
+            print(
+                "  #\(failure.index + 1) \(device.redacted) (\(source)): \(failure.outcome.label)"
+                    + (failure.detail.isEmpty ? "" : " — \(failure.detail)"))
         }
         if sorted.count > 20 { print("  … and \(sorted.count - 20) more") }
     }

@@ -62,7 +62,8 @@ struct SendRequest {
         var tokens: [DeviceToken] = []
         var sources: [String] = []
         for (number, line) in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let text = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first?
+            let text =
+                line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first?
                 .trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
             if text.isEmpty { continue }
             guard let token = DeviceToken(hex: text) else {

@@ -1,10 +1,10 @@
 import ArgumentParser
-import NIOCore
 import Foundation
 import HeraldGateway
 import HeraldStore
 import HeraldWire
 import Logging
+import NIOCore
 
 /// `herald serve`: run the gateway.
 struct Serve: AsyncParsableCommand {
@@ -72,9 +72,11 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         let logger = Logger(label: "herald")
         if let raised = OpenFileLimit.raiseToHard() {
-            logger.info("open-file limit raised to the hard limit: one file per device link", metadata: [
-                "from": "\(raised.from)", "to": "\(raised.to)",
-            ])
+            logger.info(
+                "open-file limit raised to the hard limit: one file per device link",
+                metadata: [
+                    "from": "\(raised.from)", "to": "\(raised.to)",
+                ])
         }
         let directory = try dataDirectory.prepare(quietly: true)  // the quick start names it
         let sqlite = try DataDirectoryOption.open(store == "sqlite" ? directory.storePath : store, in: directory, busyTimeout: Self.storeBusyTimeout)
@@ -99,10 +101,11 @@ struct Serve: AsyncParsableCommand {
             if let quickStart {
                 let consolePort = try await gateway.consolePort()
                 let devicePort = try await gateway.devicePort()
-                printNow(quickStart.text(
-                    configuration: configuration, providerPort: gateway.providerPort, devicePort: devicePort,
-                    consolePort: consolePort, caPath: gateway.caCertificatePath, dataDirectory: directory
-                ))
+                printNow(
+                    quickStart.text(
+                        configuration: configuration, providerPort: gateway.providerPort, devicePort: devicePort,
+                        consolePort: consolePort, caPath: gateway.caCertificatePath, dataDirectory: directory
+                    ))
             }
             try await group.waitForAll()
         }

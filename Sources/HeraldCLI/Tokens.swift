@@ -26,10 +26,10 @@ struct Tokens: AsyncParsableCommand {
         func run() async throws {
             if let pushType = PushType.allKnown.first(where: { !$0.topicSuffix.isEmpty && topic.hasSuffix($0.topicSuffix) }) {
                 let bundleID = String(topic.dropLast(pushType.topicSuffix.count))
-                FileHandle.standardError.write(Data((
-                    "note: \(topic) ends in \(pushType)'s topic suffix; if the app is \(bundleID), issue the token for that "
-                        + "(--topic \(bundleID)) and send \(pushType) pushes with apns-topic \(topic)\n"
-                ).utf8))
+                FileHandle.standardError.write(
+                    Data(
+                        ("note: \(topic) ends in \(pushType)'s topic suffix; if the app is \(bundleID), issue the token for that "
+                            + "(--topic \(bundleID)) and send \(pushType) pushes with apns-topic \(topic)\n").utf8))
             }
             let (_, store) = try dataDirectory.openStore()
             let token = DeviceToken.random()

@@ -38,7 +38,8 @@ public struct APNsAuthentication: Sendable {
         do {
             chain = try NIOSSLCertificate.fromPEMFile(certificatePath)
         } catch {
-            throw APNsClientError(.invalidCredentials, "\(certificatePath) is not a certificate in PEM form (for a .p12 use certificate(pkcs12File:))")
+            throw APNsClientError(
+                .invalidCredentials, "\(certificatePath) is not a certificate in PEM form (for a .p12 use certificate(pkcs12File:))")
         }
         guard !chain.isEmpty else { throw APNsClientError(.invalidCredentials, "\(certificatePath) holds no certificate") }
         let key: NIOSSLPrivateKey
@@ -71,7 +72,7 @@ public struct APNsAuthentication: Sendable {
     public static func loadP8(_ path: String) throws(APNsClientError) -> P256.Signing.PrivateKey {
         try requireFile(path, what: "key file")
         guard let data = FileManager.default.contents(atPath: path), let pem = String(data: data, encoding: .utf8),
-              let key = try? P256.Signing.PrivateKey(pemRepresentation: pem)
+            let key = try? P256.Signing.PrivateKey(pemRepresentation: pem)
         else {
             throw APNsClientError(.invalidCredentials, "\(path) is not a P-256 private key in PEM (.p8) form")
         }

@@ -1,6 +1,6 @@
 import Foundation
-public import HeraldWire
 import HeraldTLS
+public import HeraldWire
 public import Logging
 public import NIOCore
 import NIOHPACK
@@ -77,7 +77,8 @@ public final class APNsClient: Service, Sendable {
             do {
                 tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(path))
             } catch {
-                throw APNsClientError(.invalidCredentials, "cannot read the CA certificate \(path); give a PEM file such as the gateway's DATA_DIR/tls/ca.pem")
+                throw APNsClientError(
+                    .invalidCredentials, "cannot read the CA certificate \(path); give a PEM file such as the gateway's DATA_DIR/tls/ca.pem")
             }
         }
         if case .certificate(let chain, let key) = configuration.authentication.kind {
@@ -149,9 +150,14 @@ public final class APNsClient: Service, Sendable {
             failure.attempts = attempt
             guard failure.isRetryable, attempt < policy.maximumAttempts, failure.code != .shutdown else { throw failure }
             // A request the server never processed goes again at once (on another connection); others back off.
-            let backoff = failure.notProcessed ? .zero : Backoff.wait(attempt: attempt, initial: policy.initialBackoff, maximum: policy.maximumBackoff)
+            let backoff =
+                failure.notProcessed ? .zero : Backoff.wait(attempt: attempt, initial: policy.initialBackoff, maximum: policy.maximumBackoff)
             guard ContinuousClock.now + backoff < deadline else { throw failure }
-            logger.debug("retrying an APNs request", metadata: ["apns-id": "\(APNsID.format(apnsID))", "attempt": "\(attempt)", "error": "\(failure.code) \(failure.reason?.rawValue ?? "")"])
+            logger.debug(
+                "retrying an APNs request",
+                metadata: [
+                    "apns-id": "\(APNsID.format(apnsID))", "attempt": "\(attempt)", "error": "\(failure.code) \(failure.reason?.rawValue ?? "")",
+                ])
             do {
                 try await Task.sleep(for: backoff)
             } catch {

@@ -1,6 +1,6 @@
 public import Foundation
-public import HeraldWire
 import HeraldTLS
+public import HeraldWire
 import NIOCore
 import NIOHPACK
 import NIOHTTP2

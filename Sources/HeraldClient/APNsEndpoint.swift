@@ -33,7 +33,7 @@ public struct APNsEndpoint: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: ``APNsClientError`` `invalidRequest` when the URL has no host or another scheme.
     public static func custom(_ url: URL) throws(APNsClientError) -> APNsEndpoint {
         guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
-              let host = url.host, !host.isEmpty
+            let host = url.host, !host.isEmpty
         else {
             throw APNsClientError(.invalidRequest, "an endpoint URL must look like https://HOST:PORT, not \(url.absoluteString)")
         }

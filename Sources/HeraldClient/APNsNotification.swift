@@ -65,7 +65,9 @@ public struct APNsNotification: Sendable, Hashable {
     public func validate() throws(APNsClientError) {
         for (name, value) in [("topic", topic), ("collapse id", collapseID ?? "")]
         where value.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
-            throw APNsClientError(.invalidRequest, "the \(name) contains control characters, which no HTTP header may carry", reason: name == "topic" ? .badTopic : .badCollapseID)
+            throw APNsClientError(
+                .invalidRequest, "the \(name) contains control characters, which no HTTP header may carry",
+                reason: name == "topic" ? .badTopic : .badCollapseID)
         }
         if topic.isEmpty {
             throw APNsClientError(.invalidRequest, "the notification has no topic (the app's bundle id)", reason: .missingTopic)

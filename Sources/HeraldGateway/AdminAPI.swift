@@ -70,14 +70,15 @@ struct AdminAPI: Sendable {
             let apps = try await store.devices(owner: device.id).map { record -> JSONValue in
                 .object(["topic": .string(record.topic), "deviceToken": .string(record.token.hex)])
             }
-            list.append(.object([
-                "deviceID": .string(device.id),
-                "online": .bool(online.contains(device.id)),
-                "firstSeen": .string(Self.timestamp(device.firstSeenAt)),
-                "lastSeen": .string(Self.timestamp(device.lastSeenAt)),
-                "pending": .integer(Int64(try await store.pendingNotificationCount(deviceID: device.id))),
-                "apps": .array(apps),
-            ]))
+            list.append(
+                .object([
+                    "deviceID": .string(device.id),
+                    "online": .bool(online.contains(device.id)),
+                    "firstSeen": .string(Self.timestamp(device.firstSeenAt)),
+                    "lastSeen": .string(Self.timestamp(device.lastSeenAt)),
+                    "pending": .integer(Int64(try await store.pendingNotificationCount(deviceID: device.id))),
+                    "apps": .array(apps),
+                ]))
         }
         return Self.json(.ok, .object(["devices": .array(list)]))
     }
@@ -98,7 +99,7 @@ struct AdminAPI: Sendable {
             return Self.error(.badRequest, "BadTopic", "\(bundleID) is not a bundle id")
         }
         guard let value = try? JSONValue.parse(Data(body.readableBytesView)),
-              let kind = value["kind"]?.stringValue.flatMap(StoragePolicy.Kind.init(rawValue:))
+            let kind = value["kind"]?.stringValue.flatMap(StoragePolicy.Kind.init(rawValue:))
         else {
             return Self.error(.badRequest, "BadPolicy", #"send {"kind":"latest"} or {"kind":"all","cap":N}"#)
         }

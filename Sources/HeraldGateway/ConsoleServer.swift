@@ -1,7 +1,7 @@
-import Prometheus
 import Hummingbird
 import Logging
 import NIOCore
+import Prometheus
 
 /// The console port: `/healthz`, Prometheus `/metrics` and the admin API under `/v1/`.
 enum ConsoleServer {

@@ -66,7 +66,8 @@ public final class Gateway: Sendable {
         let authority = LocalCertificateAuthority(dataDirectory: dataDirectory)
         try dataDirectory.prepare()
         if let names = try authority.ensure(hostNames: LocalCertificateAuthority.serverNames(listeningOn: configuration.host)),
-           configuration.tlsCertificatePath == nil, !configuration.plaintext {
+            configuration.tlsCertificatePath == nil, !configuration.plaintext
+        {
             logger.info("issued the gateway's TLS certificate from its local CA", metadata: ["names": "\(names.joined(separator: ", "))"])
         }
         let tls = configuration.plaintext ? nil : try makeTLSContext(configuration: configuration, authority: authority)
@@ -130,21 +131,26 @@ public final class Gateway: Sendable {
                 services: [
                     .init(service: StoreMaintenance(store: store, interval: .milliseconds(200), logger: logger)),
                     .init(service: writer), .init(service: recorder),
-                    .init(service: NamedListener(
-                        service: console, listener: "console", flag: "--console-port", host: configuration.host, port: configuration.consolePort
-                    )),
-                    .init(service: NamedListener(
-                        service: deviceLinks, listener: "device link", flag: "--device-port", host: configuration.host, port: configuration.devicePort
-                    )),
+                    .init(
+                        service: NamedListener(
+                            service: console, listener: "console", flag: "--console-port", host: configuration.host, port: configuration.consolePort
+                        )),
+                    .init(
+                        service: NamedListener(
+                            service: deviceLinks, listener: "device link", flag: "--device-port", host: configuration.host,
+                            port: configuration.devicePort
+                        )),
                     .init(service: provider),
                 ],
                 gracefulShutdownSignals: signals,
                 logger: logger
             )
         )
-        logger.info("provider API listening", metadata: [
-            "port": "\(provider.port)", "tls": "\(tls != nil)", "environment": "\(configuration.environment)",
-        ])
+        logger.info(
+            "provider API listening",
+            metadata: [
+                "port": "\(provider.port)", "tls": "\(tls != nil)", "environment": "\(configuration.environment)",
+            ])
         return Gateway(
             providerPort: provider.port,
             caCertificatePath: configuration.tlsCertificatePath == nil ? authority.caCertificatePath : nil,

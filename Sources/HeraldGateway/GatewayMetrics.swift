@@ -16,7 +16,7 @@ public final class GatewayMetrics: Sendable {
 
     private static var rejectedName: MetricNameDescriptor {
         MetricNameDescriptor(
-        namespace: "herald", metricName: "notifications_rejected", unitName: "total",
+            namespace: "herald", metricName: "notifications_rejected", unitName: "total",
             helpText: "Provider requests answered with an error, by APNs reason."
         )
     }
@@ -29,10 +29,11 @@ public final class GatewayMetrics: Sendable {
 
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
-        accepted = registry.makeCounter(descriptor: MetricNameDescriptor(
-            namespace: "herald", metricName: "notifications_accepted", unitName: "total",
-            helpText: "Notifications answered 200 (committed to the store)."
-        ))
+        accepted = registry.makeCounter(
+            descriptor: MetricNameDescriptor(
+                namespace: "herald", metricName: "notifications_accepted", unitName: "total",
+                helpText: "Notifications answered 200 (committed to the store)."
+            ))
         latency = registry.makeDurationHistogram(
             descriptor: MetricNameDescriptor(
                 namespace: "herald", subsystem: "provider", metricName: "request_duration", unitName: "seconds",
@@ -40,10 +41,11 @@ public final class GatewayMetrics: Sendable {
             ),
             buckets: Self.durationBuckets
         )
-        openConnections = registry.makeGauge(descriptor: MetricNameDescriptor(
-            namespace: "herald", subsystem: "provider", metricName: "open", unitName: "connections",
-            helpText: "Open provider API connections."
-        ))
+        openConnections = registry.makeGauge(
+            descriptor: MetricNameDescriptor(
+                namespace: "herald", subsystem: "provider", metricName: "open", unitName: "connections",
+                helpText: "Open provider API connections."
+            ))
         commitDuration = registry.makeDurationHistogram(
             descriptor: MetricNameDescriptor(
                 namespace: "herald", subsystem: "store", metricName: "commit_duration", unitName: "seconds",
@@ -58,18 +60,21 @@ public final class GatewayMetrics: Sendable {
             ),
             buckets: [1, 4, 16, 64, 256, 1024, 4096]
         )
-        onlineDevices = registry.makeGauge(descriptor: MetricNameDescriptor(
-            namespace: "herald", subsystem: "devices", metricName: "online", unitName: "links",
-            helpText: "Devices holding an authenticated device link."
-        ))
-        sent = registry.makeCounter(descriptor: MetricNameDescriptor(
-            namespace: "herald", metricName: "notifications_sent", unitName: "total",
-            helpText: "Notifications written to a device link (resends included)."
-        ))
-        acknowledged = registry.makeCounter(descriptor: MetricNameDescriptor(
-            namespace: "herald", metricName: "notifications_delivered", unitName: "total",
-            helpText: "Notifications a device acknowledged."
-        ))
+        onlineDevices = registry.makeGauge(
+            descriptor: MetricNameDescriptor(
+                namespace: "herald", subsystem: "devices", metricName: "online", unitName: "links",
+                helpText: "Devices holding an authenticated device link."
+            ))
+        sent = registry.makeCounter(
+            descriptor: MetricNameDescriptor(
+                namespace: "herald", metricName: "notifications_sent", unitName: "total",
+                helpText: "Notifications written to a device link (resends included)."
+            ))
+        acknowledged = registry.makeCounter(
+            descriptor: MetricNameDescriptor(
+                namespace: "herald", metricName: "notifications_delivered", unitName: "total",
+                helpText: "Notifications a device acknowledged."
+            ))
     }
 
     func record(status: Int, reason: APNsReason?, since start: NIODeadline) {

@@ -1,9 +1,9 @@
-import Foundation
 import Crypto
-import HeraldTLS
-import NIOCore
+import Foundation
 public import HeraldStore
+import HeraldTLS
 public import HeraldWire
+import NIOCore
 import SwiftASN1
 import X509
 
@@ -148,9 +148,10 @@ public struct LocalCertificateAuthority: Sendable {
         var attributes: [RelativeDistinguishedName] = topics.map {
             RelativeDistinguishedName(RelativeDistinguishedName.Attribute(type: uid, utf8String: $0))
         }
-        attributes.append(RelativeDistinguishedName(
-            RelativeDistinguishedName.Attribute(type: .RDNAttributeType.commonName, utf8String: "Apple Push Services: \(topics.first ?? "")")
-        ))
+        attributes.append(
+            RelativeDistinguishedName(
+                RelativeDistinguishedName.Attribute(type: .RDNAttributeType.commonName, utf8String: "Apple Push Services: \(topics.first ?? "")")
+            ))
         let environmentOID = environment == .production ? ClientIdentity.productionOID : ClientIdentity.developmentOID
         let (certificate, key) = try issue(
             subject: DistinguishedName(attributes),

@@ -35,7 +35,8 @@ final class ProviderConnection {
         if let identity { return identity }
         var resolved: ClientIdentity?
         if let handler = try? channel.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self),
-           let certificate = handler.peerCertificate {
+            let certificate = handler.peerCertificate
+        {
             do {
                 resolved = try ClientIdentity(derEncoded: certificate.toDERBytes())
             } catch {
@@ -82,9 +83,12 @@ final class ProviderConnection {
     private func perform(_ action: StateMachine.Action) {
         switch action {
         case .announce(let maximumConcurrentStreams):
-            let settings = HTTP2Frame(streamID: .rootStream, payload: .settings(.settings([
-                HTTP2Setting(parameter: .maxConcurrentStreams, value: maximumConcurrentStreams),
-            ])))
+            let settings = HTTP2Frame(
+                streamID: .rootStream,
+                payload: .settings(
+                    .settings([
+                        HTTP2Setting(parameter: .maxConcurrentStreams, value: maximumConcurrentStreams)
+                    ])))
             channel.writeAndFlush(settings, promise: nil)
         case .startGracePeriod:
             eventLoop.assumeIsolated().scheduleTask(in: configuration.shutdownGracePeriod) {

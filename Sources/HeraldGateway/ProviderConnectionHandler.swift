@@ -90,7 +90,8 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
 
     private func openConnectionWindow(context: ChannelHandlerContext) {
         let increment = Self.connectionWindow - 65_535
-        context.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: increment))), promise: nil)
+        context.writeAndFlush(
+            wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: increment))), promise: nil)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -140,7 +141,9 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
             // Top the connection window up once half is used: every byte the client sent counts, including
             // padding and DATA for streams already answered, so clients never stall on it.
             if window.streamID == .rootStream, let size = window.inboundWindowSize, size < Self.connectionWindow / 2 {
-                context.write(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: Self.connectionWindow - size))), promise: nil)
+                context.write(
+                    wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: Self.connectionWindow - size))),
+                    promise: nil)
                 needsFlush = true
                 if !reading { scheduleFlush() }
             }
@@ -211,7 +214,10 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
         // The answer's last frame; once it is out, a client still sending is told to stop (RFC 9113 §8.1).
         // Resetting earlier would drop the answer's DATA still waiting in the flow-control buffer.
         let sent: EventLoopPromise<Void>? = stream.requestEnded ? nil : context.eventLoop.makePromise()
-        context.write(wrapOutboundOut(HTTP2Frame(streamID: id, payload: .headers(.init(headers: response.headers(indexed: &indexedIDHeaders), endStream: body == nil)))), promise: body == nil ? sent : nil)
+        context.write(
+            wrapOutboundOut(
+                HTTP2Frame(streamID: id, payload: .headers(.init(headers: response.headers(indexed: &indexedIDHeaders), endStream: body == nil)))),
+            promise: body == nil ? sent : nil)
         if let body {
             context.write(wrapOutboundOut(HTTP2Frame(streamID: id, payload: .data(.init(data: .byteBuffer(body), endStream: true)))), promise: sent)
         }

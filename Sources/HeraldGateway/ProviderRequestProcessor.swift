@@ -147,7 +147,8 @@ final class ProviderRequestProcessor: Sendable {
             }
             let pushType = head.effectivePushType
             if request.bodyLength > pushType.maximumPayloadSize {
-                throw Rejection(.payloadTooLarge, "payload is \(request.bodyLength) bytes; the limit for \(pushType) is \(pushType.maximumPayloadSize)")
+                throw Rejection(
+                    .payloadTooLarge, "payload is \(request.bodyLength) bytes; the limit for \(pushType) is \(pushType.maximumPayloadSize)")
             }
             let payload = Data(request.body.readableBytesView)
             try PayloadCheck.check(payload, pushType: pushType)
@@ -164,21 +165,22 @@ final class ProviderRequestProcessor: Sendable {
                 }
                 offlinePolicy = policy
             }
-            return .store(StoredNotification(
-                apnsID: apnsID,
-                uniqueID: APNsID.generate(),
-                deviceToken: head.deviceToken,
-                deviceID: device?.owner,
-                bundleID: bundleID,
-                topic: topic,
-                pushType: pushType,
-                priority: head.effectivePriority,
-                expiration: head.expiration,
-                collapseID: head.collapseID,
-                payload: payload,
-                receivedAt: clock.now(),
-                offlinePolicy: offlinePolicy
-            ))
+            return .store(
+                StoredNotification(
+                    apnsID: apnsID,
+                    uniqueID: APNsID.generate(),
+                    deviceToken: head.deviceToken,
+                    deviceID: device?.owner,
+                    bundleID: bundleID,
+                    topic: topic,
+                    pushType: pushType,
+                    priority: head.effectivePriority,
+                    expiration: head.expiration,
+                    collapseID: head.collapseID,
+                    payload: payload,
+                    receivedAt: clock.now(),
+                    offlinePolicy: offlinePolicy
+                ))
         } catch {
             return .answer(ProviderResponse(apnsID: apnsID, rejection: error, timestamp: error.timestamp))
         }

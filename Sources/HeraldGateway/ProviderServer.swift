@@ -87,9 +87,10 @@ final class ProviderServer: Service, Sendable {
             streamConfiguration: NIOHTTP2Handler.StreamConfiguration()
         )
         try sync.addHandler(http2)
-        try sync.addHandler(ProviderConnectionHandler(
-            connection: connection, processor: processor, metrics: metrics, idleTimeout: configuration.idleTimeout
-        ))
+        try sync.addHandler(
+            ProviderConnectionHandler(
+                connection: connection, processor: processor, metrics: metrics, idleTimeout: configuration.idleTimeout
+            ))
         return connection
     }
 

@@ -17,12 +17,13 @@ public struct ListenError: Error, CustomStringConvertible {
     public let errnoCode: CInt
 
     public var description: String {
-        let problem = switch errnoCode {
-        case EADDRINUSE: "the port is in use (another herald, or another server)"
-        case EACCES: "permission denied (ports below 1024 need privileges)"
-        case EADDRNOTAVAIL: "this machine has no such address"
-        default: String(cString: strerror(errnoCode))
-        }
+        let problem =
+            switch errnoCode {
+            case EADDRINUSE: "the port is in use (another herald, or another server)"
+            case EACCES: "permission denied (ports below 1024 need privileges)"
+            case EADDRNOTAVAIL: "this machine has no such address"
+            default: String(cString: strerror(errnoCode))
+            }
         return "cannot listen on \(host):\(port) for the \(listener): \(problem); choose another with \(flag)"
     }
 

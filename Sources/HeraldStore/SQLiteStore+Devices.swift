@@ -57,7 +57,7 @@ extension SQLiteStore {
 
     static func device(from row: Row) throws -> DeviceRecord {
         guard let token = DeviceToken(hex: row["token"] as String),
-              let environment = APNsEnvironment(rawValue: row["environment"])
+            let environment = APNsEnvironment(rawValue: row["environment"])
         else { throw StoreError(.corrupt, "a device row cannot be read") }
         return DeviceRecord(
             token: token,
@@ -135,14 +135,17 @@ extension SQLiteStore {
 
     public func apps() async throws(StoreError) -> [AppRecord] {
         try await read("read apps") { db in
-            try Row.fetchAll(db, sql: """
-                SELECT names.bundle_id, app.policy, app.cap,
-                       (SELECT COUNT(*) FROM device
-                        WHERE device.topic = names.bundle_id AND device.owner IS NOT NULL AND device.retired_at IS NULL) AS devices
-                FROM (SELECT bundle_id FROM app UNION SELECT topic FROM device WHERE owner IS NOT NULL) AS names
-                LEFT JOIN app ON app.bundle_id = names.bundle_id
-                ORDER BY names.bundle_id
-                """).map { row in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT names.bundle_id, app.policy, app.cap,
+                           (SELECT COUNT(*) FROM device
+                            WHERE device.topic = names.bundle_id AND device.owner IS NOT NULL AND device.retired_at IS NULL) AS devices
+                    FROM (SELECT bundle_id FROM app UNION SELECT topic FROM device WHERE owner IS NOT NULL) AS names
+                    LEFT JOIN app ON app.bundle_id = names.bundle_id
+                    ORDER BY names.bundle_id
+                    """
+            ).map { row in
                 AppRecord(
                     bundleID: row["bundle_id"],
                     storagePolicy: row["policy"] == nil ? .latest : try Self.policy(from: row),

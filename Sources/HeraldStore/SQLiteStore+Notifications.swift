@@ -13,18 +13,21 @@ extension SQLiteStore {
         _ batch: [StoredNotification], completion: @escaping @Sendable (Result<[StoredNotification], StoreError>) -> Void
     ) {
         guard !batch.isEmpty else { return completion(.success([])) }
-        pool.asyncWrite({ db in try Self.insert(batch, in: db) }, completion: { _, result in
-            completion(result.mapError { StoreError.sqlite($0, cannot: "store \(batch.count) notifications") })
-        })
+        pool.asyncWrite(
+            { db in try Self.insert(batch, in: db) },
+            completion: { _, result in
+                completion(result.mapError { StoreError.sqlite($0, cannot: "store \(batch.count) notifications") })
+            })
     }
 
     private static func insert(_ batch: [StoredNotification], in db: Database) throws -> [StoredNotification] {
-        let insert = try db.cachedStatement(sql: """
-            INSERT INTO notification
-            (apns_id, unique_id, device_token, device_id, bundle_id, topic, push_type, priority, expiration,
-             collapse_id, payload, received_at, offline_policy, offline_cap, state, stored_at, discarded_at, discard_reason)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+        let insert = try db.cachedStatement(
+            sql: """
+                INSERT INTO notification
+                (apns_id, unique_id, device_token, device_id, bundle_id, topic, push_type, priority, expiration,
+                 collapse_id, payload, received_at, offline_policy, offline_cap, state, stored_at, discarded_at, discard_reason)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
         var committed = batch
         for index in committed.indices {
             var notification = committed[index]
@@ -73,7 +76,8 @@ extension SQLiteStore {
     /// device's pending index.
     private static let pendingForApp = "device_id = ? AND device_token = ? AND state = 'pending' AND device_id IS NOT NULL"
     /// Discards an app's pending notifications (arguments: the time, the reason, the device id, the token).
-    static let discardPendingForApp = "UPDATE notification SET state = 'discarded', discarded_at = ?, discard_reason = ? WHERE "
+    static let discardPendingForApp =
+        "UPDATE notification SET state = 'discarded', discarded_at = ?, discard_reason = ? WHERE "
         + pendingForApp
     /// Of an app's pending notifications older than an id, the id `cap` places below the newest (arguments: the
     /// device id, the token, the id, the cap).
@@ -145,10 +149,11 @@ extension SQLiteStore {
     public func discardNotifications(_ ids: [Int64], reason: DiscardReason, at date: Date) async throws(StoreError) {
         guard !ids.isEmpty else { return }
         try await writeUnsynced("discard \(ids.count) notifications") { db in
-            let statement = try db.cachedStatement(sql: """
-                UPDATE notification SET state = 'discarded', discarded_at = ?, discard_reason = ?
-                WHERE id = ? AND state = 'pending'
-                """)
+            let statement = try db.cachedStatement(
+                sql: """
+                    UPDATE notification SET state = 'discarded', discarded_at = ?, discard_reason = ?
+                    WHERE id = ? AND state = 'pending'
+                    """)
             for id in ids { try statement.execute(arguments: [date.timeIntervalSince1970, reason.rawValue, id]) }
         }
     }
@@ -172,9 +177,9 @@ extension SQLiteStore {
 
     private static func notification(from row: Row) throws -> StoredNotification {
         guard let apnsID = UUID(bytes: row["apns_id"]),
-              let uniqueID = UUID(bytes: row["unique_id"]),
-              let token = DeviceToken(hex: row["device_token"] as String),
-              let state = Delivery.State(rawValue: row["state"])
+            let uniqueID = UUID(bytes: row["unique_id"]),
+            let token = DeviceToken(hex: row["device_token"] as String),
+            let state = Delivery.State(rawValue: row["state"])
         else { throw StoreError(.corrupt, "a notification row cannot be read") }
         let date = { (column: String) in (row[column] as Double?).map(Date.init(timeIntervalSince1970:)) }
         var offlinePolicy: StoragePolicy?

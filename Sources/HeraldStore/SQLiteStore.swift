@@ -50,71 +50,73 @@ public final class SQLiteStore: Store {
     private static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
-            try db.execute(sql: """
-                CREATE TABLE provider_key (
-                    team_id TEXT NOT NULL,
-                    key_id TEXT NOT NULL,
-                    topics TEXT NOT NULL,
-                    environment TEXT NOT NULL,
-                    public_key_pem TEXT NOT NULL,
-                    created_at DOUBLE NOT NULL,
-                    revoked_at DOUBLE,
-                    PRIMARY KEY (team_id, key_id)
-                );
-                CREATE TABLE device (
-                    token TEXT PRIMARY KEY NOT NULL,
-                    topic TEXT NOT NULL,
-                    environment TEXT NOT NULL,
-                    created_at DOUBLE NOT NULL,
-                    retired_at DOUBLE,
-                    retirement TEXT
-                );
-                CREATE TABLE notification (
-                    id INTEGER PRIMARY KEY,
-                    apns_id BLOB NOT NULL,
-                    unique_id BLOB NOT NULL,
-                    device_token TEXT NOT NULL,
-                    bundle_id TEXT NOT NULL,
-                    topic TEXT NOT NULL,
-                    push_type TEXT NOT NULL,
-                    priority INTEGER NOT NULL,
-                    expiration INTEGER,
-                    collapse_id TEXT,
-                    payload BLOB NOT NULL,
-                    received_at DOUBLE NOT NULL
-                );
-                CREATE INDEX notification_apns_id ON notification(apns_id);
-                CREATE UNIQUE INDEX notification_unique_id ON notification(unique_id);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE provider_key (
+                        team_id TEXT NOT NULL,
+                        key_id TEXT NOT NULL,
+                        topics TEXT NOT NULL,
+                        environment TEXT NOT NULL,
+                        public_key_pem TEXT NOT NULL,
+                        created_at DOUBLE NOT NULL,
+                        revoked_at DOUBLE,
+                        PRIMARY KEY (team_id, key_id)
+                    );
+                    CREATE TABLE device (
+                        token TEXT PRIMARY KEY NOT NULL,
+                        topic TEXT NOT NULL,
+                        environment TEXT NOT NULL,
+                        created_at DOUBLE NOT NULL,
+                        retired_at DOUBLE,
+                        retirement TEXT
+                    );
+                    CREATE TABLE notification (
+                        id INTEGER PRIMARY KEY,
+                        apns_id BLOB NOT NULL,
+                        unique_id BLOB NOT NULL,
+                        device_token TEXT NOT NULL,
+                        bundle_id TEXT NOT NULL,
+                        topic TEXT NOT NULL,
+                        push_type TEXT NOT NULL,
+                        priority INTEGER NOT NULL,
+                        expiration INTEGER,
+                        collapse_id TEXT,
+                        payload BLOB NOT NULL,
+                        received_at DOUBLE NOT NULL
+                    );
+                    CREATE INDEX notification_apns_id ON notification(apns_id);
+                    CREATE UNIQUE INDEX notification_unique_id ON notification(unique_id);
+                    """)
         }
         migrator.registerMigration("v2: devices, apps, delivery") { db in
-            try db.execute(sql: """
-                ALTER TABLE device ADD COLUMN owner TEXT;
-                CREATE INDEX device_owner ON device(owner, topic) WHERE owner IS NOT NULL;
-                CREATE TABLE linked_device (
-                    id TEXT PRIMARY KEY NOT NULL,
-                    public_key BLOB NOT NULL,
-                    first_seen_at DOUBLE NOT NULL,
-                    last_seen_at DOUBLE NOT NULL
-                );
-                CREATE TABLE app (
-                    bundle_id TEXT PRIMARY KEY NOT NULL,
-                    policy TEXT NOT NULL,
-                    cap INTEGER NOT NULL
-                );
-                ALTER TABLE notification ADD COLUMN device_id TEXT;
-                ALTER TABLE notification ADD COLUMN offline_policy TEXT;
-                ALTER TABLE notification ADD COLUMN offline_cap INTEGER;
-                ALTER TABLE notification ADD COLUMN state TEXT NOT NULL DEFAULT 'pending';
-                ALTER TABLE notification ADD COLUMN stored_at DOUBLE;
-                ALTER TABLE notification ADD COLUMN delivered_at DOUBLE;
-                ALTER TABLE notification ADD COLUMN discarded_at DOUBLE;
-                ALTER TABLE notification ADD COLUMN discard_reason TEXT;
-                CREATE INDEX notification_pending_by_device ON notification(device_id, id)
-                    WHERE state = 'pending' AND device_id IS NOT NULL;
-                CREATE INDEX notification_pending_by_token ON notification(device_token, id)
-                    WHERE state = 'pending' AND device_id IS NOT NULL;
-                """)
+            try db.execute(
+                sql: """
+                    ALTER TABLE device ADD COLUMN owner TEXT;
+                    CREATE INDEX device_owner ON device(owner, topic) WHERE owner IS NOT NULL;
+                    CREATE TABLE linked_device (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        public_key BLOB NOT NULL,
+                        first_seen_at DOUBLE NOT NULL,
+                        last_seen_at DOUBLE NOT NULL
+                    );
+                    CREATE TABLE app (
+                        bundle_id TEXT PRIMARY KEY NOT NULL,
+                        policy TEXT NOT NULL,
+                        cap INTEGER NOT NULL
+                    );
+                    ALTER TABLE notification ADD COLUMN device_id TEXT;
+                    ALTER TABLE notification ADD COLUMN offline_policy TEXT;
+                    ALTER TABLE notification ADD COLUMN offline_cap INTEGER;
+                    ALTER TABLE notification ADD COLUMN state TEXT NOT NULL DEFAULT 'pending';
+                    ALTER TABLE notification ADD COLUMN stored_at DOUBLE;
+                    ALTER TABLE notification ADD COLUMN delivered_at DOUBLE;
+                    ALTER TABLE notification ADD COLUMN discarded_at DOUBLE;
+                    ALTER TABLE notification ADD COLUMN discard_reason TEXT;
+                    CREATE INDEX notification_pending_by_device ON notification(device_id, id)
+                        WHERE state = 'pending' AND device_id IS NOT NULL;
+                    CREATE INDEX notification_pending_by_token ON notification(device_token, id)
+                        WHERE state = 'pending' AND device_id IS NOT NULL;
+                    """)
         }
         migrator.registerMigration("v3: one pending index") { db in
             // Each notification for an online device enters and leaves the pending indexes once, and one commit

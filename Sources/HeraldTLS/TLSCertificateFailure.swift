@@ -59,7 +59,8 @@ package struct TLSCertificateFailure: Error, Sendable, Hashable, CustomStringCon
         } else if let error = error as? NIOSSLExtraError, error == .failedToValidateHostname {
             self.init(.nameMismatch(certificateNames: peerNames()), host: host, trustedCA: trustedCA)
         } else if case NIOSSLError.handshakeFailed(.sslError(let stack)) = error,
-                  stack.contains(where: { "\($0)".contains("CERTIFICATE_VERIFY_FAILED") }) {
+            stack.contains(where: { "\($0)".contains("CERTIFICATE_VERIFY_FAILED") })
+        {
             self.init(.untrusted, host: host, trustedCA: trustedCA)
         } else {
             return nil

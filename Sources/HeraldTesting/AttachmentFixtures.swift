@@ -16,7 +16,8 @@ public enum AttachmentFixtures {
 
     public static let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10] + ascii("JFIF") + [0, 1, 1, 0, 0, 1, 0, 1, 0, 0] + [0xFF, 0xD9]
 
-    public static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+    public static let png: [UInt8] =
+        [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         + [0, 0, 0, 13] + ascii("IHDR") + [0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0] + [0x1F, 0x15, 0xC4, 0x89]
         + [0, 0, 0, 0] + ascii("IEND") + [0xAE, 0x42, 0x60, 0x82]
 
@@ -35,8 +36,10 @@ public enum AttachmentFixtures {
         ascii("RIFF") + littleEndian32(declaredSize ?? UInt32(4 + chunks.count)) + ascii(form) + chunks
     }
 
-    public static let wave: [UInt8] = riff("WAVE", ascii("fmt ") + littleEndian32(16) + [1, 0, 1, 0, 0x44, 0xAC, 0, 0, 0x88, 0x58, 1, 0, 2, 0, 16, 0]
-        + ascii("data") + littleEndian32(4) + [0, 0, 0, 0])
+    public static let wave: [UInt8] = riff(
+        "WAVE",
+        ascii("fmt ") + littleEndian32(16) + [1, 0, 1, 0, 0x44, 0xAC, 0, 0, 0x88, 0x58, 1, 0, 2, 0, 16, 0]
+            + ascii("data") + littleEndian32(4) + [0, 0, 0, 0])
 
     /// An AVI whose main header says `frames` frames of `microsecondsPerFrame`.
     public static func avi(microsecondsPerFrame: UInt32 = 40_000, frames: UInt32 = 250) -> [UInt8] {
@@ -85,20 +88,24 @@ public enum AttachmentFixtures {
     }
 
     /// An MPEG-4 file: ftyp, moov (mvhd and a track per handler), mdat.
-    public static func mp4(brand: String = "isom", version: UInt8 = 0, timescale: UInt32 = 600, duration: UInt64 = 6000,
-                    handlers: [String] = ["vide"]) -> [UInt8] {
+    public static func mp4(
+        brand: String = "isom", version: UInt8 = 0, timescale: UInt32 = 600, duration: UInt64 = 6000,
+        handlers: [String] = ["vide"]
+    ) -> [UInt8] {
         ftyp(brand) + box("moov", mvhd(version: version, timescale: timescale, duration: duration) + handlers.flatMap(track))
             + box("mdat", [1, 2, 3, 4])
     }
 
     /// An MPEG-2 program stream pack header, a padding packet and the end code.
-    public static let mpeg2Program: [UInt8] = [0, 0, 1, 0xBA, 0x44, 0, 4, 0, 4, 1, 1, 0x89, 0xC3, 0xF8]
+    public static let mpeg2Program: [UInt8] =
+        [0, 0, 1, 0xBA, 0x44, 0, 4, 0, 4, 1, 1, 0x89, 0xC3, 0xF8]
         + [0, 0, 1, 0xBE, 0, 4, 0xFF, 0xFF, 0xFF, 0xFF] + [0, 0, 1, 0xB9]
     /// An MPEG-1 program stream pack header and the end code.
     public static let mpeg1Program: [UInt8] = [0, 0, 1, 0xBA, 0x21, 0, 1, 0, 1, 0x80, 0x1B, 0x91] + [0, 0, 1, 0xB9]
     /// An MPEG-1 video sequence header.
     public static let mpeg1Video: [UInt8] = [0, 0, 1, 0xB3, 0x01, 0x00, 0x10, 0x14, 0xFF, 0xFF, 0xE0, 0xA0] + [0, 0, 1, 0xB7]
     /// An MPEG-2 video sequence header followed by its sequence extension.
-    public static let mpeg2Video: [UInt8] = [0, 0, 1, 0xB3, 0x01, 0x00, 0x10, 0x14, 0xFF, 0xFF, 0xE0, 0xA0]
+    public static let mpeg2Video: [UInt8] =
+        [0, 0, 1, 0xB3, 0x01, 0x00, 0x10, 0x14, 0xFF, 0xFF, 0xE0, 0xA0]
         + [0, 0, 1, 0xB5, 0x14, 0x8A, 0x00, 0x01, 0x00, 0x00] + [0, 0, 1, 0xB7]
 }

@@ -57,7 +57,8 @@ public enum StoreConformance {
 
     static func devicesRoundTrip(_ store: any Store) async throws {
         let token = DeviceToken.random()
-        let device = DeviceRecord(token: token, topic: "com.example.a", environment: .development, createdAt: Date(timeIntervalSince1970: 1_700_000_000))
+        let device = DeviceRecord(
+            token: token, topic: "com.example.a", environment: .development, createdAt: Date(timeIntervalSince1970: 1_700_000_000))
         #expect(try await store.device(token) == nil)
         try await store.saveDevice(device)
         #expect(try await store.device(token) == device)
@@ -133,7 +134,8 @@ public enum StoreConformance {
         #expect(again.token != first.token)
 
         try await store.saveLinkedDevice(LinkedDevice(id: owner, publicKey: Data([4, 1, 2]), firstSeenAt: now, lastSeenAt: now))
-        try await store.saveLinkedDevice(LinkedDevice(id: owner, publicKey: Data([4, 1, 2]), firstSeenAt: now.addingTimeInterval(9), lastSeenAt: now.addingTimeInterval(9)))
+        try await store.saveLinkedDevice(
+            LinkedDevice(id: owner, publicKey: Data([4, 1, 2]), firstSeenAt: now.addingTimeInterval(9), lastSeenAt: now.addingTimeInterval(9)))
         let linked = try await store.linkedDevices().first { $0.id == owner }
         #expect(linked?.firstSeenAt == now && linked?.lastSeenAt == now.addingTimeInterval(9))
 
@@ -202,7 +204,9 @@ public enum StoreConformance {
         // Unregistering discards what was pending for the token, and only that.
         #expect(try await store.retireDevice(latestApp.token, as: .unregistered, at: now))
         #expect(try await store.notification(id: online[1].uniqueID)?.delivery.discardReason == .unregistered)
-        #expect(try await store.pendingNotifications(deviceID: owner, after: 0, limit: 100).map(\.uniqueID) == [all[3], all[4], collapsed[1]].map(\.uniqueID))
+        #expect(
+            try await store.pendingNotifications(deviceID: owner, after: 0, limit: 100).map(\.uniqueID)
+                == [all[3], all[4], collapsed[1]].map(\.uniqueID))
     }
 
     static func deliveryStates(_ store: any Store) async throws {

@@ -95,10 +95,11 @@ public final class TestGateway: Sendable {
         environment: APNsEnvironment = .development,
         key: P256.Signing.PrivateKey = P256.Signing.PrivateKey()
     ) async throws -> P256.Signing.PrivateKey {
-        try await store.saveKey(ProviderKey(
-            teamID: teamID, keyID: keyID, topics: topics, environment: environment,
-            publicKeyPEM: key.publicKey.pemRepresentation, createdAt: clock.now()
-        ))
+        try await store.saveKey(
+            ProviderKey(
+                teamID: teamID, keyID: keyID, topics: topics, environment: environment,
+                publicKeyPEM: key.publicKey.pemRepresentation, createdAt: clock.now()
+            ))
         return key
     }
 
@@ -125,7 +126,8 @@ public final class TestGateway: Sendable {
     }
 
     /// Issues a client certificate from the gateway's CA into the data directory.
-    public func clientCertificate(topics: [String], environment: APNsEnvironment = .development) throws -> (certificatePath: String, keyPath: String) {
+    public func clientCertificate(topics: [String], environment: APNsEnvironment = .development) throws -> (certificatePath: String, keyPath: String)
+    {
         let (certificate, key) = try LocalCertificateAuthority(dataDirectory: directory)
             .issueClientCertificate(topics: topics, environment: environment)
         let base = directory.path + "/client-\(UUID().uuidString)"

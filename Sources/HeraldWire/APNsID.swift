@@ -50,8 +50,11 @@ public enum APNsID {
             UInt8(truncatingIfNeeded: moreRandom >> 24), UInt8(truncatingIfNeeded: moreRandom >> 16),
             UInt8(truncatingIfNeeded: moreRandom >> 8), UInt8(truncatingIfNeeded: moreRandom),
         ]
-        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        return UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
     }
 
     /// The canonical lowercase text of a UUID, the form Herald sends in `apns-id` when it generates one.

@@ -8,7 +8,8 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible {
 
     /// Parses hex in either case; nil when the text is not an even number of hex digits of a plausible length.
     public init?(hex text: some StringProtocol) {
-        let lowercased = text.utf8.withContiguousStorageIfAvailable(Self.lowercasedHex)
+        let lowercased =
+            text.utf8.withContiguousStorageIfAvailable(Self.lowercasedHex)
             ?? Array(text.utf8).withUnsafeBufferPointer(Self.lowercasedHex)
         guard let lowercased else { return nil }
         hex = lowercased

@@ -21,11 +21,13 @@ public enum JSONValue: Hashable, Sendable {
     /// JSON, not parsed into a value): for a payload embedded in a message and passed on unchanged.
     ///
     /// - Throws: ``JSONParser/SyntaxError`` when `data` is not exactly one JSON object.
-    public static func parseObject(_ data: Data, keepingRaw rawKey: String) throws(JSONParser.SyntaxError) -> (members: [String: JSONValue], raw: Data?) {
+    public static func parseObject(_ data: Data, keepingRaw rawKey: String) throws(JSONParser.SyntaxError) -> (
+        members: [String: JSONValue], raw: Data?
+    ) {
         let (members, range) = try parsing(data) { parser throws(JSONParser.SyntaxError) in
             try parser.parseObjectDocument(keepingRaw: rawKey)
         }
-        return (members, range.map { Data(data[data.startIndex + $0.lowerBound ..< data.startIndex + $0.upperBound]) })
+        return (members, range.map { Data(data[data.startIndex + $0.lowerBound..<data.startIndex + $0.upperBound]) })
     }
 
     /// Runs `body` with a parser over `data`'s bytes.

@@ -1,4 +1,5 @@
 public import Crypto
+
 public import struct Foundation.Data
 public import struct Foundation.Date
 
@@ -26,9 +27,9 @@ public struct ProviderToken: Sendable, Hashable {
     public static func parse(_ jwt: some StringProtocol) throws(Rejection) -> ProviderToken {
         let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3,
-              let headerData = Base64URL.decode(parts[0]),
-              let claimsData = Base64URL.decode(parts[1]),
-              let signature = Base64URL.decode(parts[2])
+            let headerData = Base64URL.decode(parts[0]),
+            let claimsData = Base64URL.decode(parts[1]),
+            let signature = Base64URL.decode(parts[2])
         else { throw Rejection(.invalidProviderToken, "the provider token is not a compact JWT") }
         guard let header = try? JSONValue.parse(headerData), let claims = try? JSONValue.parse(claimsData) else {
             throw Rejection(.invalidProviderToken, "the provider token's header or claims are not JSON")
@@ -64,7 +65,7 @@ public struct ProviderToken: Sendable, Hashable {
     /// - Throws: ``Rejection`` `InvalidProviderToken` when the signature does not verify.
     public func verify(with publicKey: P256.Signing.PublicKey) throws(Rejection) {
         guard let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature),
-              publicKey.isValidSignature(ecdsa, for: signingInput)
+            publicKey.isValidSignature(ecdsa, for: signingInput)
         else { throw Rejection(.invalidProviderToken, "the provider token's signature does not verify") }
     }
 

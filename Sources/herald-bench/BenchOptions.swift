@@ -26,22 +26,27 @@ struct ProviderOptions: ParsableArguments {
 struct DeviceOptions: ParsableArguments {
     @Option(
         name: .customLong("device-gateway"),
-        help: "The device link, e.g. https://localhost:5223. Repeat with other loopback addresses (https://127.0.0.2:5223) to open more than one address's ~28,000 ephemeral ports allow."
+        help:
+            "The device link, e.g. https://localhost:5223. Repeat with other loopback addresses (https://127.0.0.2:5223) to open more than one address's ~28,000 ephemeral ports allow."
     )
     var deviceGateways: [String]
 
-    @Flag(name: .customLong("skip-hostname-check"), help: "Trust the CA but not the host name or address (for loopback addresses such as 127.0.0.2 the certificate does not list).")
+    @Flag(
+        name: .customLong("skip-hostname-check"),
+        help: "Trust the CA but not the host name or address (for loopback addresses such as 127.0.0.2 the certificate does not list).")
     var skipHostnameCheck = false
 
     @Flag(
         name: .customLong("gateway-link"),
-        help: "Run each device on GatewayLink, the device library `herald device` uses, instead of herald-bench's lean link on NIO handlers. GatewayLink passes each message through a task, which on a small machine takes CPU from the gateway being measured."
+        help:
+            "Run each device on GatewayLink, the device library `herald device` uses, instead of herald-bench's lean link on NIO handlers. GatewayLink passes each message through a task, which on a small machine takes CPU from the gateway being measured."
     )
     var gatewayLink = false
 
     @Flag(
         name: .customLong("device-journal"),
-        help: "With --gateway-link: give the devices GatewayLink's duplicate journal (one SQLite file for all of them). Off by default: it is the device's own disk work, which a real device does on its own cores, not the gateway's."
+        help:
+            "With --gateway-link: give the devices GatewayLink's duplicate journal (one SQLite file for all of them). Off by default: it is the device's own disk work, which a real device does on its own cores, not the gateway's."
     )
     var journal = false
 

@@ -22,7 +22,10 @@ struct Fleet: AsyncParsableCommand {
     @Option(help: "Devices to register.")
     var count = 10_000
 
-    @Option(help: "Devices online at once (default: all of them). Fewer than --count connect in waves of this size; the offline ones receive their notification when their wave reconnects.")
+    @Option(
+        help:
+            "Devices online at once (default: all of them). Fewer than --count connect in waves of this size; the offline ones receive their notification when their wave reconnects."
+    )
     var online: Int?
 
     @Option(name: .customLong("connect-batch"), help: "Devices connecting at the same time.")
@@ -72,7 +75,8 @@ struct Fleet: AsyncParsableCommand {
         let connected = residentMemory()
         report("registered \(count) devices in \(Percentiles.milliseconds(connectTook)) ms (\(perSecond(count, connectTook))/s)")
         if let cpuBefore, let cpuAfter = cpuTime() {
-            report("gateway CPU per registration (TLS, WebSocket, challenge, register): \(Percentiles.milliseconds((cpuAfter - cpuBefore) / count)) ms")
+            report(
+                "gateway CPU per registration (TLS, WebSocket, challenge, register): \(Percentiles.milliseconds((cpuAfter - cpuBefore) / count)) ms")
         }
         report("gateway RSS with \(live.count) devices online\(live.count < count ? " and \(count) registered" : ""): \(megabytes(connected))")
         if let baseline, let connected {
@@ -100,7 +104,9 @@ struct Fleet: AsyncParsableCommand {
             }
         }
         let accepted = ContinuousClock.now - fanOutStart
-        report("fan-out: \(count - failures.value) of \(count) accepted in \(Percentiles.milliseconds(accepted)) ms (\(perSecond(count - failures.value, accepted))/s)")
+        report(
+            "fan-out: \(count - failures.value) of \(count) accepted in \(Percentiles.milliseconds(accepted)) ms (\(perSecond(count - failures.value, accepted))/s)"
+        )
         _ = await poll(timeout: .seconds(60)) { arrivals.withLock { $0.count } >= live.count - failures.value }
         dueAt.withLock { $0 = nil }
         let fanOut = arrivals.withLock { $0 }
@@ -121,7 +127,9 @@ struct Fleet: AsyncParsableCommand {
             }
             let storedTook = ContinuousClock.now - storedStart
             let stored = offline.reduce(0) { $0 + $1.count }
-            report("stored for the \(stored) offline: all delivered on reconnect, \(offline.count) waves in \(Percentiles.milliseconds(storedTook)) ms (\(perSecond(stored, storedTook)) devices/s)")
+            report(
+                "stored for the \(stored) offline: all delivered on reconnect, \(offline.count) waves in \(Percentiles.milliseconds(storedTook)) ms (\(perSecond(stored, storedTook)) devices/s)"
+            )
         }
         let counts = received.withLock { $0 }
         let missing = counts.count { $0 == 0 }
@@ -139,13 +147,14 @@ struct Fleet: AsyncParsableCommand {
         var links = Links(indices: indices)
         for start in stride(from: indices.lowerBound, to: indices.upperBound, by: connectBatch) {
             let batch = start..<min(indices.upperBound, start + connectBatch)
-            links.tasks.append(Task {
-                await withDiscardingTaskGroup { group in
-                    for index in batch {
-                        group.addTask { await devices[index].run { onNotification(index, $0) } }
+            links.tasks.append(
+                Task {
+                    await withDiscardingTaskGroup { group in
+                        for index in batch {
+                            group.addTask { await devices[index].run { onNotification(index, $0) } }
+                        }
                     }
-                }
-            })
+                })
             guard await poll(timeout: .seconds(60), { batch.allSatisfy(ready) }) else {
                 let stuck = batch.first { !ready($0) } ?? batch.lowerBound
                 await links.disconnect()
@@ -167,7 +176,8 @@ struct Fleet: AsyncParsableCommand {
     /// User and system CPU time the gateway has used, all threads.
     private func cpuTime() -> Duration? {
         guard let gatewayPID, let stat = try? String(contentsOfFile: "/proc/\(gatewayPID)/stat", encoding: .utf8),
-              let afterName = stat.lastIndex(of: ")") else { return nil }
+            let afterName = stat.lastIndex(of: ")")
+        else { return nil }
         // Fields after the command name; utime and stime are the 14th and 15th of the whole line.
         let fields = stat[stat.index(after: afterName)...].split(separator: " ")
         guard fields.count > 13, let user = Int(fields[11]), let system = Int(fields[12]) else { return nil }

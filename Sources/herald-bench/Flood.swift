@@ -27,7 +27,9 @@ struct Flood: AsyncParsableCommand {
     var out: String
 
     func run() async throws {
-        guard FileManager.default.createFile(atPath: out, contents: nil), let file = FileHandle(forWritingAtPath: out) else { throw BenchError("cannot write \(out)") }
+        guard FileManager.default.createFile(atPath: out, contents: nil), let file = FileHandle(forWritingAtPath: out) else {
+            throw BenchError("cannot write \(out)")
+        }
         let pool = try await ProviderPool.open(provider, warmUpToken: device)
         let accepted = Locked(0)
         let refused = Locked<[String: Int]>([:])

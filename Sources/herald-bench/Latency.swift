@@ -97,7 +97,9 @@ struct Latency: AsyncParsableCommand {
             await pool.close()
 
             let delivered = endToEnd.withLock { $0 }
-            print("end-to-end at \(rate)/s for \(seconds) s: \(devices) devices on TLS device links \(device.summary), \(provider.connections) provider connections")
+            print(
+                "end-to-end at \(rate)/s for \(seconds) s: \(devices) devices on TLS device links \(device.summary), \(provider.connections) provider connections"
+            )
             if let backgroundSummary {
                 print("h2load sent \(rate - timedRate)/s untimed (\(backgroundSummary)); herald-bench timed \(timedRate)/s of probes")
             }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import HeraldDevice
 import HeraldClient
+import HeraldDevice
 import HeraldWire
 import Synchronization
 import UserNotifications
@@ -81,7 +81,9 @@ struct Presented: AsyncParsableCommand {
         var sent: [String: ContinuousClock.Instant] = [:]
         for index in 0..<count {
             let apnsID = UUID().uuidString.lowercased()
-            let aps = mutableContent ? #""alert":{"title":"Episode \#(index)","body":"Out now"},"mutable-content":1"#
+            let aps =
+                mutableContent
+                ? #""alert":{"title":"Episode \#(index)","body":"Out now"},"mutable-content":1"#
                 : #""alert":{"title":"Episode \#(index)","body":"Out now"}"#
             let body = Data(#"{"aps":{\#(aps)},"podcast-guest":"Guest \#(index)"}"#.utf8)
             let start = ContinuousClock.now

@@ -39,7 +39,9 @@ final class ProviderPool: Sendable {
         return try await send(on: connections[index], token: token, apnsID: apnsID, body: body, collapseID: collapseID)
     }
 
-    private func send(on connection: APNsConnection, token: String, apnsID: String?, body: Data, collapseID: String? = nil) async throws -> APNsResponse {
+    private func send(on connection: APNsConnection, token: String, apnsID: String?, body: Data, collapseID: String? = nil) async throws
+        -> APNsResponse
+    {
         let headers = APNsConnection.notificationHeaders(
             token: token, topic: options.topic, jwt: options.jwt, collapseID: collapseID, apnsID: apnsID, authority: authority
         )

@@ -49,7 +49,9 @@ struct Triggers: AsyncParsableCommand {
         }
         let scheduled = ContinuousClock.now - scheduleStart
         let total = apps * perApp
-        print("scheduled \(total) calendar requests for \(apps) apps in \(Percentiles.milliseconds(scheduled)) ms (\(Int(Double(total) / (scheduled / .seconds(1))))/s)")
+        print(
+            "scheduled \(total) calendar requests for \(apps) apps in \(Percentiles.milliseconds(scheduled)) ms (\(Int(Double(total) / (scheduled / .seconds(1))))/s)"
+        )
         guard Date().timeIntervalSince1970 < firstFire else {
             throw BenchError("scheduling took past the first fire date; use fewer apps or a later start")
         }

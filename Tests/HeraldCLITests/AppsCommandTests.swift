@@ -1,8 +1,9 @@
 import ArgumentParser
 import Foundation
-@testable import HeraldCLI
 import HeraldWire
 import Testing
+
+@testable import HeraldCLI
 
 /// `herald apps install|list|remove`, parsed in-process and run as the built binary, with app bundles
 /// whose executables are this package's SwiftPM-built examples (as apps built with SwiftPM are installed).
@@ -48,21 +49,30 @@ import Testing
     static func serviceApp(in root: String, servicePoint: String = "com.apple.usernotifications.service") throws -> String {
         let app = root + "/Service.app"
         let files: [(String, String)] = [
-            (app + "/Info.plist", infoPlist(
-                identifier: "com.example.service", executable: "NotificationServiceExample",
-                extra: "    <key>CFBundleDisplayName</key>\n    <string>Service Example</string>"
-            )),
-            (app + "/PlugIns/Service.appex/Info.plist", infoPlist(
-                identifier: "com.example.service.extension", executable: "TimeIntervalExample",
-                extra: extensionKeys(point: servicePoint, principalClass: "NotificationService")
-            )),
-            (app + "/PlugIns/Content.appex/Info.plist", infoPlist(
-                identifier: "com.example.service.content", executable: "CalendarExample",
-                extra: extensionKeys(
-                    point: "com.apple.usernotifications.content-extension", principalClass: "NotificationViewController",
-                    attributes: "<key>UNNotificationExtensionCategory</key><array><string>episode</string><string>guest</string></array>"
+            (
+                app + "/Info.plist",
+                infoPlist(
+                    identifier: "com.example.service", executable: "NotificationServiceExample",
+                    extra: "    <key>CFBundleDisplayName</key>\n    <string>Service Example</string>"
                 )
-            )),
+            ),
+            (
+                app + "/PlugIns/Service.appex/Info.plist",
+                infoPlist(
+                    identifier: "com.example.service.extension", executable: "TimeIntervalExample",
+                    extra: extensionKeys(point: servicePoint, principalClass: "NotificationService")
+                )
+            ),
+            (
+                app + "/PlugIns/Content.appex/Info.plist",
+                infoPlist(
+                    identifier: "com.example.service.content", executable: "CalendarExample",
+                    extra: extensionKeys(
+                        point: "com.apple.usernotifications.content-extension", principalClass: "NotificationViewController",
+                        attributes: "<key>UNNotificationExtensionCategory</key><array><string>episode</string><string>guest</string></array>"
+                    )
+                )
+            ),
         ]
         for (path, text) in files {
             try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
@@ -72,9 +82,10 @@ import Testing
     }
 
     @Test func parsesTheContractSpellings() throws {
-        let install = try #require(try HeraldCommand.parseAsRoot([
-            "apps", "install", "Podcast.app", "--executable-dir", "/tmp", "--data-dir", "/tmp/data", "--json",
-        ]) as? Apps.Install)
+        let install = try #require(
+            try HeraldCommand.parseAsRoot([
+                "apps", "install", "Podcast.app", "--executable-dir", "/tmp", "--data-dir", "/tmp/data", "--json",
+            ]) as? Apps.Install)
         #expect(install.path == "Podcast.app")
         #expect(install.executableDirectory == "/tmp")
         #expect(install.dataDirectory.path == "/tmp/data")
@@ -83,7 +94,8 @@ import Testing
         let list = try #require(try HeraldCommand.parseAsRoot(["apps", "list", "--data-dir", "/tmp/data", "--json"]) as? Apps.List)
         #expect(list.dataDirectory.path == "/tmp/data" && list.json)
 
-        let remove = try #require(try HeraldCommand.parseAsRoot(["apps", "remove", "com.example.podcast", "--data-dir", "/tmp/data"]) as? Apps.Remove)
+        let remove = try #require(
+            try HeraldCommand.parseAsRoot(["apps", "remove", "com.example.podcast", "--data-dir", "/tmp/data"]) as? Apps.Remove)
         #expect(remove.bundleID == "com.example.podcast")
     }
 
@@ -106,7 +118,9 @@ import Testing
         #expect(installed.output.contains("installed com.example.service (Service Example)"))
         #expect(installed.output.contains("executable  \(Self.resolvedBuildDirectory)/NotificationServiceExample"))
         #expect(installed.output.contains("service     com.example.service.extension  \(Self.resolvedBuildDirectory)/TimeIntervalExample"))
-        #expect(installed.output.contains("content     com.example.service.content  \(Self.resolvedBuildDirectory)/CalendarExample  categories: episode, guest"))
+        #expect(
+            installed.output.contains(
+                "content     com.example.service.content  \(Self.resolvedBuildDirectory)/CalendarExample  categories: episode, guest"))
         let registry = data + "/device/apps.json"
         #expect(try FileManager.default.attributesOfItem(atPath: registry)[.posixPermissions] as? Int == 0o600)
 
@@ -121,11 +135,16 @@ import Testing
         let object = try JSONValue.parse(Data(lines[0].utf8))
         #expect(object["bundleIdentifier"]?.stringValue == "com.example.service")
         #expect(object["executable"]?.stringValue == Self.resolvedBuildDirectory + "/NotificationServiceExample")
-        guard case .array(let extensions)? = object["extensions"] else { Issue.record("no extensions"); return }
+        guard case .array(let extensions)? = object["extensions"] else {
+            Issue.record("no extensions")
+            return
+        }
         #expect(extensions.compactMap { $0["kind"]?.stringValue }.sorted() == ["content", "service"])
         #expect(extensions.first { $0["kind"]?.stringValue == "content" }?["categories"] == .array([.string("episode"), .string("guest")]))
 
-        let again = try await CommandRunTests.run(["apps", "install", app + "/Info.plist", "--executable-dir", Self.buildDirectory, "--data-dir", data, "--json"])
+        let again = try await CommandRunTests.run([
+            "apps", "install", app + "/Info.plist", "--executable-dir", Self.buildDirectory, "--data-dir", data, "--json",
+        ])
         #expect(again.status == 0, "\(again.error)")
         #expect(try JSONValue.parse(Data(again.output.utf8))["replaced"] == .bool(true))
 
@@ -194,17 +213,21 @@ import Testing
         let app = try Self.serviceApp(in: root)
         let second = app + "/PlugIns/Second.appex"
         try FileManager.default.createDirectory(atPath: second, withIntermediateDirectories: true)
-        try Data(Self.infoPlist(
-            identifier: "com.other.second", executable: "ManagementExample",
-            extra: Self.extensionKeys(point: "com.apple.usernotifications.service", principalClass: "Second")
-        ).utf8).write(to: URL(fileURLWithPath: second + "/Info.plist"))
+        try Data(
+            Self.infoPlist(
+                identifier: "com.other.second", executable: "ManagementExample",
+                extra: Self.extensionKeys(point: "com.apple.usernotifications.service", principalClass: "Second")
+            ).utf8
+        ).write(to: URL(fileURLWithPath: second + "/Info.plist"))
         let notPrefixed = try await CommandRunTests.run(["apps", "install", app, "--executable-dir", Self.buildDirectory, "--data-dir", data])
         #expect(notPrefixed.error.contains("must start with the app's bundle id and a dot"))
 
-        try Data(Self.infoPlist(
-            identifier: "com.example.service.second", executable: "ManagementExample",
-            extra: Self.extensionKeys(point: "com.apple.usernotifications.service", principalClass: "Second")
-        ).utf8).write(to: URL(fileURLWithPath: second + "/Info.plist"))
+        try Data(
+            Self.infoPlist(
+                identifier: "com.example.service.second", executable: "ManagementExample",
+                extra: Self.extensionKeys(point: "com.apple.usernotifications.service", principalClass: "Second")
+            ).utf8
+        ).write(to: URL(fileURLWithPath: second + "/Info.plist"))
         let twoServices = try await CommandRunTests.run(["apps", "install", app, "--executable-dir", Self.buildDirectory, "--data-dir", data])
         #expect(twoServices.error.contains("has 2 notification service extensions"))
     }

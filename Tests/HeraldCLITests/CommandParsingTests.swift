@@ -1,7 +1,8 @@
 import ArgumentParser
-@testable import HeraldCLI
 import HeraldWire
 import Testing
+
+@testable import HeraldCLI
 
 /// CLI misuse gets a message a person can act on, before anything runs.
 @Suite struct CommandParsingTests {
@@ -41,20 +42,26 @@ import Testing
         #expect(message(["serve", "--environment", "staging"]).contains("staging"))
         #expect(message(["serve", "--store", "postgres://localhost/herald"]).contains("--store sqlite"))
         #expect(message(["serve", "--tls-cert", "a.pem"]).contains("--tls-cert and --tls-key go together"))
-        #expect(message(["keys", "create", "--team-id", "TEAM", "--key-id", "KEY1234567", "--out", "k.p8"])
-            .contains("--team-id must be 10 letters or digits, like TEAM123456"))
-        #expect(message(["keys", "create", "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--topic", "com example", "--out", "k.p8"])
-            .contains("is not a bundle id"))
+        #expect(
+            message(["keys", "create", "--team-id", "TEAM", "--key-id", "KEY1234567", "--out", "k.p8"])
+                .contains("--team-id must be 10 letters or digits, like TEAM123456"))
+        #expect(
+            message(["keys", "create", "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--topic", "com example", "--out", "k.p8"])
+                .contains("is not a bundle id"))
         #expect(message(["tokens", "issue"]).contains("--topic"))
     }
 
     @Test func sendNeedsOneWayToAuthenticate() {
         let base = ["send", "--gateway", "https://localhost:2197", "--topic", "com.example.app", "--device", String(repeating: "ab", count: 32), "-"]
-        #expect(message(base).contains("authenticate with --p8, --key-id and --team-id, or with --cert (and --cert-key unless the PEM file holds the key"))
+        #expect(
+            message(base).contains("authenticate with --p8, --key-id and --team-id, or with --cert (and --cert-key unless the PEM file holds the key")
+        )
         #expect(message(base + ["--p8", "k.p8", "--team-id", "TEAM123456"]).contains("needs all of --p8, --key-id and --team-id"))
-        #expect(message(["send", "--gateway", "localhost:2197", "--topic", "t", "--device", "ab", "--cert", "c", "--cert-key", "k", "-"])
-            .contains("--gateway must look like https://localhost:2197"))
-        #expect(message(["send", "--gateway", "https://localhost", "--topic", "t", "--device", "zz", "--cert", "c", "--cert-key", "k", "-"])
-            .contains("--device must be a device token in hex"))
+        #expect(
+            message(["send", "--gateway", "localhost:2197", "--topic", "t", "--device", "ab", "--cert", "c", "--cert-key", "k", "-"])
+                .contains("--gateway must look like https://localhost:2197"))
+        #expect(
+            message(["send", "--gateway", "https://localhost", "--topic", "t", "--device", "zz", "--cert", "c", "--cert-key", "k", "-"])
+                .contains("--device must be a device token in hex"))
     }
 }

@@ -2,11 +2,11 @@ import Foundation
 import HeraldDevice
 import HeraldGateway
 import HeraldStore
-import NIOCore
 import HeraldTesting
 import HeraldWire
-import Testing
+import NIOCore
 import SwiftASN1
+import Testing
 import UserNotifications
 import X509
 
@@ -31,7 +31,9 @@ import X509
     @Test func keysCreateWritesAPrivateKeyOnlyTheOwnerReads() async throws {
         let data = Self.temporaryDirectory()
         let keyPath = data + "-key.p8"
-        let created = try await Self.run(["keys", "create", "--data-dir", data, "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--topic", "com.example.app", "--out", keyPath])
+        let created = try await Self.run([
+            "keys", "create", "--data-dir", data, "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--topic", "com.example.app", "--out", keyPath,
+        ])
         #expect(created.status == 0, "\(created.error)")
         #expect(created.output.contains("created key KEY1234567 for com.example.app"))
         let keyMode = try FileManager.default.attributesOfItem(atPath: keyPath)[.posixPermissions] as? Int
@@ -52,11 +54,13 @@ import X509
         let data = Self.temporaryDirectory()
         let key = ["--data-dir", data, "--team-id", "TEAM123456", "--key-id", "KEY1234567"]
         #expect(try await Self.run(["keys", "create"] + key + ["--out", data + "-first.p8"]).status == 0)
-        let firstPEM = try #require(try await SQLiteStore(path: DataDirectory(path: data).storePath).key(teamID: "TEAM123456", keyID: "KEY1234567")).publicKeyPEM
+        let firstPEM = try #require(try await SQLiteStore(path: DataDirectory(path: data).storePath).key(teamID: "TEAM123456", keyID: "KEY1234567"))
+            .publicKeyPEM
 
         let again = try await Self.run(["keys", "create"] + key + ["--environment", "production", "--out", data + "-second.p8"])
         #expect(again.status == 64)
-        #expect(again.error.contains("key KEY1234567 of team TEAM123456 is already registered in \(data) (development, all topics)"), "\(again.error)")
+        #expect(
+            again.error.contains("key KEY1234567 of team TEAM123456 is already registered in \(data) (development, all topics)"), "\(again.error)")
         #expect(again.error.contains("--replace"))
         #expect(!again.error.contains("Usage:"))  // the root command's usage would only mislead
         #expect(!FileManager.default.fileExists(atPath: data + "-second.p8"))
@@ -75,7 +79,9 @@ import X509
     /// it and say so.
     @Test func aMissingDataDirectoryIsNamed() async throws {
         let data = Self.temporaryDirectory()
-        for command in [["keys", "list"], ["tokens", "retire", "--device", String(repeating: "ab", count: 32)], ["policy", "--topic", "com.example.app"]] {
+        for command in [
+            ["keys", "list"], ["tokens", "retire", "--device", String(repeating: "ab", count: 32)], ["policy", "--topic", "com.example.app"],
+        ] {
             let result = try await Self.run(command + ["--data-dir", data])
             #expect(result.status == 64)
             #expect(result.error.contains("no Herald data in \(data): check --data-dir"), "\(command): \(result.error)")
@@ -98,7 +104,9 @@ import X509
         // Nothing registered for a private key that was never written.
         #expect(try await Self.run(["keys", "list", "--data-dir", data]).output.isEmpty)
 
-        let certificate = try await Self.run(["certs", "create", "--data-dir", data, "--topic", "com.example.app", "--out", out, "--key-out", out + ".key"])
+        let certificate = try await Self.run([
+            "certs", "create", "--data-dir", data, "--topic", "com.example.app", "--out", out, "--key-out", out + ".key",
+        ])
         #expect(certificate.status != 0)
         #expect(certificate.error.contains("cannot write \(out).key: there is no directory \(data)-missing"), "\(certificate.error)")
     }
@@ -113,7 +121,9 @@ import X509
 
     @Test func revokingAMissingKeySaysHowToFindKeys() async throws {
         let data = Self.temporaryDirectory()
-        #expect(try await Self.run(["keys", "create", "--data-dir", data, "--team-id", "TEAM123456", "--key-id", "KEY7654321", "--out", data + "-key.p8"]).status == 0)
+        #expect(
+            try await Self.run(["keys", "create", "--data-dir", data, "--team-id", "TEAM123456", "--key-id", "KEY7654321", "--out", data + "-key.p8"])
+                .status == 0)
         let result = try await Self.run(["keys", "revoke", "--data-dir", data, "--team-id", "TEAM123456", "--key-id", "KEY1234567"])
         #expect(result.status != 0)
         #expect(result.error.contains("no key KEY1234567 for team TEAM123456 in"))
@@ -127,7 +137,9 @@ import X509
         let result = try await Self.run(["keys", "import", "--data-dir", data, "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--p8", bogus])
         #expect(result.status != 0)
         #expect(result.error.contains("is not a P-256 private key in PEM (.p8) form"))
-        let missing = try await Self.run(["keys", "import", "--data-dir", data, "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--p8", data + "-none.p8"])
+        let missing = try await Self.run([
+            "keys", "import", "--data-dir", data, "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--p8", data + "-none.p8",
+        ])
         #expect(missing.error.contains("no such file"))
     }
 
@@ -144,21 +156,32 @@ import X509
     /// libraries read: `herald send` authenticates with the joined file alone, as with its two halves.
     @Test func pemFilesJoinWithCat() async throws {
         let data = Self.temporaryDirectory()
-        let store = try SQLiteStore(path: { try? DataDirectory(path: data).prepare(); return DataDirectory(path: data).storePath }())
+        let store = try SQLiteStore(
+            path: {
+                try? DataDirectory(path: data).prepare()
+                return DataDirectory(path: data).storePath
+            }())
         let gateway = try await TestGateway.start(store: store) { $0.directoryTimeToLive = .milliseconds(100) }
         let (certificate, key, p8) = (data + "/cert.pem", data + "/key.pem", data + "/key.p8")
         // Issued by the gateway's own CA, which client certificates must chain to.
-        let issued = try await Self.run(["certs", "create", "--data-dir", gateway.directory.path, "--topic", "com.example.joined", "--out", certificate, "--key-out", key])
+        let issued = try await Self.run([
+            "certs", "create", "--data-dir", gateway.directory.path, "--topic", "com.example.joined", "--out", certificate, "--key-out", key,
+        ])
         #expect(issued.status == 0, "\(issued.error)")
-        #expect(try await Self.run(["keys", "create", "--data-dir", data, "--team-id", "TEAM123456", "--key-id", "KEYJOINED1", "--out", p8]).status == 0)
+        #expect(
+            try await Self.run(["keys", "create", "--data-dir", data, "--team-id", "TEAM123456", "--key-id", "KEYJOINED1", "--out", p8]).status == 0)
         for path in [certificate, key, p8, gateway.caPath, LocalCertificateAuthority(dataDirectory: gateway.directory).serverCertificatePath] {
             let text = try String(contentsOfFile: path, encoding: .utf8)
             #expect(text.hasSuffix("-----\n") && !text.hasSuffix("\n\n"), "\(path) does not end in one newline")
         }
         let joined = data + "/apns.pem"
-        try (Data(contentsOf: URL(fileURLWithPath: certificate)) + Data(contentsOf: URL(fileURLWithPath: key))).write(to: URL(fileURLWithPath: joined))
-        let token = try await Self.run(["tokens", "issue", "--data-dir", data, "--topic", "com.example.joined"]).output.trimmingCharacters(in: .whitespacesAndNewlines)
-        let common = ["send", "--gateway", gateway.url.absoluteString, "--ca", gateway.caPath, "--topic", "com.example.joined", "--device", token, "-"]
+        try (Data(contentsOf: URL(fileURLWithPath: certificate)) + Data(contentsOf: URL(fileURLWithPath: key))).write(
+            to: URL(fileURLWithPath: joined))
+        let token = try await Self.run(["tokens", "issue", "--data-dir", data, "--topic", "com.example.joined"]).output.trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        let common = [
+            "send", "--gateway", gateway.url.absoluteString, "--ca", gateway.caPath, "--topic", "com.example.joined", "--device", token, "-",
+        ]
         for authentication in [["--cert", joined, "--cert-key", joined], ["--cert", joined], ["--cert", certificate, "--cert-key", key]] {
             let sent = try await Self.run(common + authentication, input: #"{"aps":{"alert":"joined"}}"#)
             #expect(sent.status == 0 && sent.output.contains("status: 200"), "\(authentication): \(sent.output) \(sent.error)")
@@ -174,13 +197,25 @@ import X509
     @Test(arguments: [("127.0.0.1", "127.0.0.1"), ("::1", "[::1]")])
     func sendReachesAGatewayByAddressAndSaysAnUntrustedOneOnce(listening host: String, url: String) async throws {
         let data = Self.temporaryDirectory()
-        let store = try SQLiteStore(path: { try? DataDirectory(path: data).prepare(); return DataDirectory(path: data).storePath }())
-        let gateway = try await TestGateway.start(store: store) { $0.host = host; $0.directoryTimeToLive = .milliseconds(100) }
+        let store = try SQLiteStore(
+            path: {
+                try? DataDirectory(path: data).prepare()
+                return DataDirectory(path: data).storePath
+            }())
+        let gateway = try await TestGateway.start(store: store) {
+            $0.host = host
+            $0.directoryTimeToLive = .milliseconds(100)
+        }
         let keyPath = data + "/key.p8"
-        #expect(try await Self.run(["keys", "create", "--data-dir", data, "--team-id", "TEAM123456", "--key-id", "KEYADDRESS", "--out", keyPath]).status == 0)
-        let token = try await Self.run(["tokens", "issue", "--data-dir", data, "--topic", "com.example.address"]).output.trimmingCharacters(in: .whitespacesAndNewlines)
-        let common = ["send", "--gateway", "https://\(url):\(gateway.gateway.providerPort)", "--p8", keyPath, "--key-id", "KEYADDRESS",
-                      "--team-id", "TEAM123456", "--topic", "com.example.address", "--device", token, "-"]
+        #expect(
+            try await Self.run(["keys", "create", "--data-dir", data, "--team-id", "TEAM123456", "--key-id", "KEYADDRESS", "--out", keyPath]).status
+                == 0)
+        let token = try await Self.run(["tokens", "issue", "--data-dir", data, "--topic", "com.example.address"]).output.trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        let common = [
+            "send", "--gateway", "https://\(url):\(gateway.gateway.providerPort)", "--p8", keyPath, "--key-id", "KEYADDRESS",
+            "--team-id", "TEAM123456", "--topic", "com.example.address", "--device", token, "-",
+        ]
         let sent = try await Self.run(common + ["--ca", gateway.caPath], input: #"{"aps":{"alert":"by address"}}"#)
         #expect(sent.status == 0 && sent.output.contains("status: 200"), "\(sent.output) \(sent.error)")
 
@@ -198,8 +233,10 @@ import X509
     @Test func certsCreateIssuesServerCertificatesForAddresses() async throws {
         let data = Self.temporaryDirectory()
         let (certificate, key) = (data + "-server.pem", data + "-server-key.pem")
-        let issued = try await Self.run(["certs", "create", "--data-dir", data, "--host", "192.0.2.44", "--host", "[2001:db8::7]",
-                                         "--host", "gateway.lan", "--out", certificate, "--key-out", key])
+        let issued = try await Self.run([
+            "certs", "create", "--data-dir", data, "--host", "192.0.2.44", "--host", "[2001:db8::7]",
+            "--host", "gateway.lan", "--out", certificate, "--key-out", key,
+        ])
         #expect(issued.status == 0, "\(issued.error)")
         #expect(issued.output.contains("serve it with --tls-cert \(certificate) --tls-key \(key)"))
         let parsed = try Certificate(pemEncoded: String(contentsOfFile: certificate, encoding: .utf8))
@@ -212,7 +249,9 @@ import X509
         }
         #expect(names == ["192.0.2.44", "32.1.13.184.0.0.0.0.0.0.0.0.0.0.0.7", "gateway.lan"])
 
-        let both = try await Self.run(["certs", "create", "--data-dir", data, "--host", "gateway.lan", "--topic", "com.example.app", "--out", certificate, "--key-out", key])
+        let both = try await Self.run([
+            "certs", "create", "--data-dir", data, "--host", "gateway.lan", "--topic", "com.example.app", "--out", certificate, "--key-out", key,
+        ])
         #expect(both.status != 0 && both.error.contains("give one kind"), "\(both.error)")
         let bad = try await Self.run(["certs", "create", "--data-dir", data, "--host", "not a host", "--out", certificate, "--key-out", key])
         #expect(bad.status != 0 && bad.error.contains("neither an IP address nor a host name"), "\(bad.error)")
@@ -221,18 +260,28 @@ import X509
     /// `keys create` and `tokens issue` against a data directory a gateway is serving from, then `send`.
     @Test func sendPushesThroughARunningGatewayAndReportsReasons() async throws {
         let data = Self.temporaryDirectory()
-        let store = try SQLiteStore(path: { try? DataDirectory(path: data).prepare(); return DataDirectory(path: data).storePath }())
+        let store = try SQLiteStore(
+            path: {
+                try? DataDirectory(path: data).prepare()
+                return DataDirectory(path: data).storePath
+            }())
         let gateway = try await TestGateway.start(store: store) { $0.directoryTimeToLive = .milliseconds(100) }
         let keyPath = data + "/cli-key.p8"
-        #expect(try await Self.run(["keys", "create", "--data-dir", data, "--team-id", "CLITEAM001", "--key-id", "CLIKEY0001", "--out", keyPath]).status == 0)
-        let token = try await Self.run(["tokens", "issue", "--data-dir", data, "--topic", "com.example.cli"]).output.trimmingCharacters(in: .whitespacesAndNewlines)
-        let common = ["send", "--gateway", gateway.url.absoluteString, "--ca", gateway.caPath, "--p8", keyPath,
-                      "--key-id", "CLIKEY0001", "--team-id", "CLITEAM001", "--device", token]
+        #expect(
+            try await Self.run(["keys", "create", "--data-dir", data, "--team-id", "CLITEAM001", "--key-id", "CLIKEY0001", "--out", keyPath]).status
+                == 0)
+        let token = try await Self.run(["tokens", "issue", "--data-dir", data, "--topic", "com.example.cli"]).output.trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        let common = [
+            "send", "--gateway", gateway.url.absoluteString, "--ca", gateway.caPath, "--p8", keyPath,
+            "--key-id", "CLIKEY0001", "--team-id", "CLITEAM001", "--device", token,
+        ]
 
         let sent = try await Self.run(common + ["--topic", "com.example.cli", "--collapse-id", "c1", "-"], input: #"{"aps":{"alert":"hi"}}"#)
         #expect(sent.status == 0, "\(sent.error)")
         #expect(sent.output.contains("status: 200"))
-        let uniqueID = try #require(sent.output.split(separator: "\n").first { $0.hasPrefix("apns-unique-id: ") }.flatMap { APNsID.parse($0.dropFirst(16)) })
+        let uniqueID = try #require(
+            sent.output.split(separator: "\n").first { $0.hasPrefix("apns-unique-id: ") }.flatMap { APNsID.parse($0.dropFirst(16)) })
         #expect(try await store.notification(id: uniqueID)?.collapseID == "c1")
 
         let refused = try await Self.run(common + ["--topic", "com.example.other", "-"], input: #"{"aps":{"alert":"hi"}}"#)
@@ -251,7 +300,9 @@ import X509
 @Suite struct ServeProcessTests {
     @Test func serveAnswersAndStopsGracefullyOnSIGTERM() async throws {
         let data = CommandRunTests.temporaryDirectory()
-        let serve = try HeraldProcess.start(["serve", "--data-dir", data, "--provider-port", "0", "--device-port", "0", "--console-port", "0", "--plaintext"])
+        let serve = try HeraldProcess.start([
+            "serve", "--data-dir", data, "--provider-port", "0", "--device-port", "0", "--console-port", "0", "--plaintext",
+        ])
         defer { serve.terminate() }
         #expect(await serve.waitForOutput(containing: "Or with curl"), "\(serve.errorOutput)")
         let text = serve.output
@@ -273,8 +324,10 @@ import X509
         let busy = try await TestGateway.start { $0.plaintext = true }
         let port = String(busy.gateway.providerPort)
         for (flag, listener) in [("--provider-port", "provider API"), ("--console-port", "console"), ("--device-port", "device link")] {
-            var arguments = ["serve", "--data-dir", CommandRunTests.temporaryDirectory(), "--quiet",
-                             "--provider-port", "0", "--console-port", "0", "--device-port", "0"]
+            var arguments = [
+                "serve", "--data-dir", CommandRunTests.temporaryDirectory(), "--quiet",
+                "--provider-port", "0", "--console-port", "0", "--device-port", "0",
+            ]
             arguments[arguments.firstIndex(of: flag)! + 1] = port
             let result = try await CommandRunTests.run(arguments)
             #expect(result.status == 1)
@@ -289,15 +342,19 @@ import X509
         let data = CommandRunTests.temporaryDirectory()
         let result = try await CommandRunTests.run(["serve", "--data-dir", data, "--tls-cert", data + "-none.pem", "--tls-key", data + "-none.key"])
         #expect(result.status == 1)
-        #expect(result.error.contains("cannot use \(data)-none.pem as the TLS certificate chain (--tls-cert): no such file or not readable"), "\(result.error)")
+        #expect(
+            result.error.contains("cannot use \(data)-none.pem as the TLS certificate chain (--tls-cert): no such file or not readable"),
+            "\(result.error)")
     }
 
     /// Each device link is an open file: started under a soft limit of 512, the gateway raises it to the hard one.
     @Test func serveRaisesTheOpenFileLimitToTheHardLimit() async throws {
         let data = CommandRunTests.temporaryDirectory()
         let serve = try HeraldProcess.start(
-            ["--nofile=512:4096", HeraldProcess.binary.path, "serve", "--data-dir", data, "--provider-port", "0",
-             "--device-port", "0", "--console-port", "0", "--plaintext"],
+            [
+                "--nofile=512:4096", HeraldProcess.binary.path, "serve", "--data-dir", data, "--provider-port", "0",
+                "--device-port", "0", "--console-port", "0", "--plaintext",
+            ],
             executable: URL(fileURLWithPath: "/usr/bin/prlimit")
         )
         defer { serve.terminate() }

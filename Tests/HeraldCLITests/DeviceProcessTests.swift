@@ -147,7 +147,9 @@ import Testing
 
     @Test func deviceExplainsAnUnreachableGatewayAndABadCA() async throws {
         let data = CommandRunTests.temporaryDirectory()
-        let missingCA = try await CommandRunTests.run(["device", "--gateway", "https://localhost:1", "--ca", data + "/none.pem", "--topic", "com.example.app", "--data-dir", data])
+        let missingCA = try await CommandRunTests.run([
+            "device", "--gateway", "https://localhost:1", "--ca", data + "/none.pem", "--topic", "com.example.app", "--data-dir", data,
+        ])
         #expect(missingCA.status != 0)
         #expect(missingCA.error.contains("cannot read the CA certificate"))
         let badURL = try await CommandRunTests.run(["device", "unregister", "--gateway", "ftp://x", "--topic", "com.example.app", "--data-dir", data])
@@ -168,7 +170,9 @@ import Testing
         #expect(toggleFirst.status != 0)
         #expect(toggleFirst.error.contains("--allow"))
 
-        let allowed = try await CommandRunTests.run(["device", "settings", "--app", "com.example.app", "--allow", "--sound", "off", "--data-dir", data, "--json"])
+        let allowed = try await CommandRunTests.run([
+            "device", "settings", "--app", "com.example.app", "--allow", "--sound", "off", "--data-dir", data, "--json",
+        ])
         #expect(allowed.output.contains(#""authorizationStatus":"authorized""#) && allowed.output.contains(#""sound":"off""#))
         #expect(allowed.output.contains(#""alert":"on""#))
 

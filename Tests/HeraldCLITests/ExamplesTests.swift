@@ -11,9 +11,11 @@ import Testing
 
     private func run(_ example: String, environment: [String: String] = [:]) async throws -> Outcome {
         let data = CommandRunTests.temporaryDirectory()
-        let process = try HeraldProcess.start([], executable: HeraldProcess.built(example), environment: [
-            "HERALD_DATA_DIR": data, "HERALD_AUTHORIZATION": "grant", "HERALD_PRESENTER": "json",
-        ].merging(environment) { $1 })
+        let process = try HeraldProcess.start(
+            [], executable: HeraldProcess.built(example),
+            environment: [
+                "HERALD_DATA_DIR": data, "HERALD_AUTHORIZATION": "grant", "HERALD_PRESENTER": "json",
+            ].merging(environment) { $1 })
         let status = await process.exitStatus()
         return Outcome(status: status, output: process.output, presented: process.errorOutput)
     }

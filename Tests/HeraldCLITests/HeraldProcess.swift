@@ -1,6 +1,6 @@
 import Foundation
-import HeraldTesting
 import HeraldDevice
+import HeraldTesting
 
 /// The built `herald` binary as a child process, its output going to files. Every wait polls with
 /// `Task.sleep`: a test that blocked a thread of Swift's cooperative pool on a pipe could starve the

@@ -12,12 +12,18 @@ import Testing
         #expect(LogLevelSetting.level(in: ["HERALD_LOG_LEVEL": "Warning"]) == (.warning, nil))
         let (level, problem) = LogLevelSetting.level(in: ["HERALD_LOG_LEVEL": "loud"])
         #expect(level == .info)
-        #expect(problem == "herald: HERALD_LOG_LEVEL=loud is not a log level; logging at info (use one of trace, debug, info, notice, warning, error, critical)")
+        #expect(
+            problem
+                == "herald: HERALD_LOG_LEVEL=loud is not a log level; logging at info (use one of trace, debug, info, notice, warning, error, critical)"
+        )
     }
 
     private func serve(_ level: String) throws -> HeraldProcess {
         try HeraldProcess.start(
-            ["serve", "--data-dir", CommandRunTests.temporaryDirectory(), "--provider-port", "0", "--device-port", "0", "--console-port", "0", "--quiet"],
+            [
+                "serve", "--data-dir", CommandRunTests.temporaryDirectory(), "--provider-port", "0", "--device-port", "0", "--console-port", "0",
+                "--quiet",
+            ],
             environment: ["HERALD_LOG_LEVEL": level]
         )
     }

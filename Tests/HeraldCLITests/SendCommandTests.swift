@@ -1,13 +1,14 @@
 import ArgumentParser
 import Foundation
-@testable import HeraldCLI
 import HeraldClient
 import HeraldGateway
-import NIOCore
 import HeraldStore
 import HeraldTesting
 import HeraldWire
+import NIOCore
 import Testing
+
+@testable import HeraldCLI
 
 /// `herald send` for many devices, load, dry runs and bad input, as the built binary.
 @Suite struct SendCommandTests {
@@ -35,9 +36,14 @@ import Testing
         let store = try SQLiteStore(path: DataDirectory(path: data).storePath)
         let gateway = try await TestGateway.start(store: store) { $0.directoryTimeToLive = .milliseconds(100) }
         let keyPath = data + "/cli-key.p8"
-        let created = try await CommandRunTests.run(["keys", "create", "--data-dir", data, "--team-id", "CLITEAM001", "--key-id", "CLIKEY0001", "--out", keyPath])
+        let created = try await CommandRunTests.run([
+            "keys", "create", "--data-dir", data, "--team-id", "CLITEAM001", "--key-id", "CLIKEY0001", "--out", keyPath,
+        ])
         #expect(created.status == 0, "\(created.error)")
-        let common = ["send", "--gateway", gateway.url.absoluteString, "--ca", gateway.caPath, "--p8", keyPath, "--key-id", "CLIKEY0001", "--team-id", "CLITEAM001"]
+        let common = [
+            "send", "--gateway", gateway.url.absoluteString, "--ca", gateway.caPath, "--p8", keyPath, "--key-id", "CLIKEY0001", "--team-id",
+            "CLITEAM001",
+        ]
         return Setup(gateway: gateway, data: data, keyPath: keyPath, common: common)
     }
 
@@ -51,7 +57,8 @@ import Testing
         let good = [try await Self.issue(setup), try await Self.issue(setup), try await Self.issue(setup)]
         let otherTopic = try await Self.issue(setup, topic: "com.example.other")
         let list = try setup.write("# devices\n\(good[0])\n\(otherTopic)\n\n\(good[1])  # second\n\(good[2])\n", to: "devices.txt")
-        let run = try await CommandRunTests.run(setup.common + ["--topic", "com.example.cli", "--devices", list, "-"], input: #"{"aps":{"alert":"batch"}}"#)
+        let run = try await CommandRunTests.run(
+            setup.common + ["--topic", "com.example.cli", "--devices", list, "-"], input: #"{"aps":{"alert":"batch"}}"#)
         #expect(run.status == 1)
         #expect(run.output.contains("sent 4 notifications to 4 devices"))
         #expect(run.output.contains(try #require(Self.row("200 accepted", 3, in: run.output))))
@@ -67,7 +74,9 @@ import Testing
         let setup = try await Self.setUp()
         let tokens = [try await Self.issue(setup), try await Self.issue(setup)]
         let run = try await CommandRunTests.run(
-            setup.common + ["--topic", "com.example.cli", "--device", tokens[0], "--device", tokens[1], "--count", "300", "--concurrency", "50", "-"],
+            setup.common + [
+                "--topic", "com.example.cli", "--device", tokens[0], "--device", tokens[1], "--count", "300", "--concurrency", "50", "-",
+            ],
             input: #"{"aps":{"alert":"load"}}"#
         )
         #expect(run.status == 0, "\(run.output) \(run.error)")
@@ -119,7 +128,10 @@ import Testing
         let notAKey = try setup.write("not a key", to: "bogus.p8")
         let big = #"{"aps":{"alert":""# + String(repeating: "x", count: 5000) + #""}}"#
         let badList = try setup.write("\(token)\nnot-hex\n", to: "bad-devices.txt")
-        let base = ["send", "--gateway", setup.gateway.url.absoluteString, "--ca", setup.gateway.caPath, "--key-id", "CLIKEY0001", "--team-id", "CLITEAM001", "--topic", "com.example.cli"]
+        let base = [
+            "send", "--gateway", setup.gateway.url.absoluteString, "--ca", setup.gateway.caPath, "--key-id", "CLIKEY0001", "--team-id", "CLITEAM001",
+            "--topic", "com.example.cli",
+        ]
         let cases: [([String], String, String)] = [
             (base + ["--p8", setup.data + "/missing.p8", "--device", token, "-"], payload, "cannot read the key file"),
             (base + ["--p8", notAKey, "--device", token, "-"], payload, "is not a P-256 private key in PEM (.p8) form"),
@@ -145,8 +157,10 @@ import Testing
         let ca = setup.data + "/ca.pem"
         try FileManager.default.copyItem(atPath: setup.gateway.caPath, toPath: ca)
         try await setup.gateway.stop()
-        let arguments = ["send", "--gateway", url, "--ca", ca, "--p8", setup.keyPath, "--key-id", "CLIKEY0001",
-                         "--team-id", "CLITEAM001", "--topic", "com.example.cli", "--device", tokens[0], "--device", tokens[1], "--attempts", "1", "-"]
+        let arguments = [
+            "send", "--gateway", url, "--ca", ca, "--p8", setup.keyPath, "--key-id", "CLIKEY0001",
+            "--team-id", "CLITEAM001", "--topic", "com.example.cli", "--device", tokens[0], "--device", tokens[1], "--attempts", "1", "-",
+        ]
         let batch = try await CommandRunTests.run(arguments, input: #"{"aps":{"alert":"x"}}"#)
         #expect(batch.status == 1)
         #expect(Self.row("error connectionFailed", 2, in: batch.output) != nil, "\(batch.output) \(batch.error)")
@@ -156,11 +170,12 @@ import Testing
     }
 
     @Test func sendTakesTheNewFlags() throws {
-        let command = try #require(try HeraldCommand.parseAsRoot([
-            "send", "--gateway", "development", "--p8", "k.p8", "--key-id", "KEY1234567", "--team-id", "TEAM123456",
-            "--device", String(repeating: "ab", count: 32), "--device", String(repeating: "cd", count: 32), "--devices", "list.txt",
-            "--count", "10", "--concurrency", "5", "--dry-run", "payload.apns",
-        ]) as? Send)
+        let command = try #require(
+            try HeraldCommand.parseAsRoot([
+                "send", "--gateway", "development", "--p8", "k.p8", "--key-id", "KEY1234567", "--team-id", "TEAM123456",
+                "--device", String(repeating: "ab", count: 32), "--device", String(repeating: "cd", count: 32), "--devices", "list.txt",
+                "--count", "10", "--concurrency", "5", "--dry-run", "payload.apns",
+            ]) as? Send)
         #expect(command.device.count == 2)
         #expect(command.devices == "list.txt")
         #expect(command.count == 10 && command.concurrency == 5 && command.dryRun)
@@ -193,8 +208,14 @@ import Testing
         let data = CommandRunTests.temporaryDirectory()
         let keyPath = data + "-key.p8"
         let otherKey = data + "-other.p8"
-        #expect(try await CommandRunTests.run(["keys", "create", "--data-dir", data, "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--out", keyPath]).status == 0)
-        #expect(try await CommandRunTests.run(["keys", "create", "--data-dir", data, "--team-id", "TEAM123456", "--key-id", "KEY7654321", "--out", otherKey]).status == 0)
+        #expect(
+            try await CommandRunTests.run([
+                "keys", "create", "--data-dir", data, "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--out", keyPath,
+            ]).status == 0)
+        #expect(
+            try await CommandRunTests.run([
+                "keys", "create", "--data-dir", data, "--team-id", "TEAM123456", "--key-id", "KEY7654321", "--out", otherKey,
+            ]).status == 0)
         let jwt = try await CommandRunTests.run(["jwt", "--p8", keyPath, "--key-id", "KEY1234567", "--team-id", "TEAM123456"]).output
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let parsed = try ProviderToken.parse(jwt)
@@ -214,7 +235,9 @@ import Testing
         #expect(wrongKey.output.contains("InvalidProviderToken"))
         #expect(wrongKey.output.contains("--team-id is TEAM999999"))
 
-        let old = try await CommandRunTests.run(["jwt", "generate", "--p8", keyPath, "--key-id", "KEY1234567", "--team-id", "TEAM123456", "--issued-at", "1700000000"]).output
+        let old = try await CommandRunTests.run([
+            "jwt", "generate", "--p8", keyPath, "--key-id", "KEY1234567", "--team-id", "TEAM123456", "--issued-at", "1700000000",
+        ]).output
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let expired = try await CommandRunTests.run(["jwt", "validate", old, "--p8", keyPath])
         #expect(expired.status == 1)

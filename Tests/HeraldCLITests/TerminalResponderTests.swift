@@ -1,6 +1,7 @@
-@testable import HeraldCLI
 import Testing
 import UserNotifications
+
+@testable import HeraldCLI
 
 /// The daemon terminal's answer line.
 @Suite struct TerminalResponderTests {

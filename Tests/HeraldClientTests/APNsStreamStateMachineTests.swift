@@ -1,8 +1,9 @@
-@testable import HeraldClient
 import HeraldWire
 import NIOCore
 import NIOHTTP2
 import Testing
+
+@testable import HeraldClient
 
 /// A client connection's rules without sockets: the stream limit, stream ids, draining and liveness.
 @Suite struct APNsStreamStateMachineTests {

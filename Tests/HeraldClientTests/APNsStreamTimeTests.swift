@@ -1,10 +1,11 @@
-@testable import HeraldClient
 import Logging
 import NIOCore
 import NIOEmbedded
 import NIOHPACK
 import NIOHTTP2
 import Testing
+
+@testable import HeraldClient
 
 /// A client connection's timers on virtual time: idle pings, a dead server found, deadlines.
 @Suite struct APNsStreamTimeTests {
@@ -51,7 +52,10 @@ import Testing
         #expect(try await pipeline.written().contains(where: Self.isPing) == false)
         await pipeline.advance(by: .seconds(1))
         let ping = try await pipeline.written().first { Self.isPing($0) }
-        guard case .ping(let data, _) = ping else { Issue.record("no ping after the interval"); return }
+        guard case .ping(let data, _) = ping else {
+            Issue.record("no ping after the interval")
+            return
+        }
         try await pipeline.channel.writeInbound(HTTP2Frame(streamID: .rootStream, payload: .ping(data, ack: true)))
         await pipeline.advance(by: .seconds(30))
         #expect(pipeline.channel.isActive)
@@ -74,7 +78,8 @@ import Testing
         let handler = pipeline.handler
         let answer = try await eventLoop.executeInContext {
             let promise = eventLoop.makePromise(of: StreamResponse.self)
-            handler.value.submit(StreamRequest(headers: [":method": "POST"], body: ByteBuffer(), deadline: eventLoop.now + .seconds(10), promise: promise))
+            handler.value.submit(
+                StreamRequest(headers: [":method": "POST"], body: ByteBuffer(), deadline: eventLoop.now + .seconds(10), promise: promise))
             return promise.futureResult
         }
         await pipeline.advance(by: .seconds(10))

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldClient
+import HeraldDevice
 import HeraldGateway
 import HeraldStore
 import HeraldTesting
@@ -7,11 +8,12 @@ import HeraldWire
 import Logging
 import ServiceLifecycle
 import Testing
-import HeraldDevice
 
 /// The client against a real Herald gateway over TLS and HTTP/2.
 @Suite struct ClientGatewayTests {
-    private func client(_ gateway: TestGateway, logger: Logger = ClientFixtures.silent, configure: (inout APNsClientConfiguration) -> Void = { _ in }) throws -> APNsClient {
+    private func client(_ gateway: TestGateway, logger: Logger = ClientFixtures.silent, configure: (inout APNsClientConfiguration) -> Void = { _ in })
+        throws -> APNsClient
+    {
         try ClientFixtures.client(gateway.url, caPath: gateway.caPath, key: gateway.privateKey, logger: logger, configure: configure)
     }
 
@@ -37,7 +39,8 @@ import HeraldDevice
         let gateway = try await TestGateway.start()
         let client = try client(gateway)
         let token = try #require(DeviceToken(hex: try await gateway.issueToken(topic: "com.example.other")))
-        let error = try #require(await ClientFixtures.outcome(client, .alert(bundleID: TestGateway.topic, alert: .init(body: "x")), to: token).failure)
+        let error = try #require(
+            await ClientFixtures.outcome(client, .alert(bundleID: TestGateway.topic, alert: .init(body: "x")), to: token).failure)
         #expect(error.code == .rejected)
         #expect(error.status == 400)
         #expect(error.reason == .deviceTokenNotForTopic)
@@ -52,7 +55,9 @@ import HeraldDevice
         let tokens = try await (0..<20).asyncMap { _ in try #require(DeviceToken(hex: try await gateway.issueToken())) }
         let results = await withTaskGroup(of: Result<APNsSendResult, APNsClientError>.self) { group in
             for index in 0..<600 {
-                group.addTask { await ClientFixtures.outcome(client, .alert(bundleID: TestGateway.topic, alert: .init(body: "\(index)")), to: tokens[index % 20]) }
+                group.addTask {
+                    await ClientFixtures.outcome(client, .alert(bundleID: TestGateway.topic, alert: .init(body: "\(index)")), to: tokens[index % 20])
+                }
             }
             return await group.reduce(into: []) { $0.append($1) }
         }
@@ -74,7 +79,10 @@ import HeraldDevice
             for index in 0..<200 {
                 let executor = executors[index % executors.count]
                 group.addTask(executorPreference: executor) {
-                    let sent = await ClientFixtures.outcome(client, .alert(bundleID: TestGateway.topic, alert: .init(body: "\(index)")), to: tokens[index % 20]).success != nil
+                    let sent =
+                        await ClientFixtures.outcome(
+                            client, .alert(bundleID: TestGateway.topic, alert: .init(body: "\(index)")), to: tokens[index % 20]
+                        ).success != nil
                     return (sent, executor.isCurrent)
                 }
             }
@@ -175,7 +183,8 @@ import HeraldDevice
         let token = try #require(DeviceToken(hex: try await gateway.issueToken()))
         #expect(try await client.send(.alert(bundleID: TestGateway.topic, alert: .init(body: "x")), to: token).attempts == 1)
         try await gateway.stop()
-        let error = try #require(await ClientFixtures.outcome(client, .alert(bundleID: TestGateway.topic, alert: .init(body: "x")), to: token).failure)
+        let error = try #require(
+            await ClientFixtures.outcome(client, .alert(bundleID: TestGateway.topic, alert: .init(body: "x")), to: token).failure)
         #expect(error.code == .connectionFailed)
         #expect(error.attempts == 2)
         await client.shutdown()

@@ -72,7 +72,9 @@ import Testing
             for _ in 0..<20 { group.addTask { await ClientFixtures.outcome(client) } }
             return await group.reduce(into: []) { $0.append($1) }
         }
-        #expect(results.allSatisfy { $0.success != nil }, "\(results.compactMap(\.failure)) \(server.requests.map { "\($0.index)/c\($0.connection)/s\($0.streamID)/o\($0.openStreams)" })")
+        #expect(
+            results.allSatisfy { $0.success != nil },
+            "\(results.compactMap(\.failure)) \(server.requests.map { "\($0.index)/c\($0.connection)/s\($0.streamID)/o\($0.openStreams)" })")
         #expect(results.contains { ($0.success?.attempts ?? 0) > 1 })
         #expect(server.connections == 2)
         await client.shutdown()

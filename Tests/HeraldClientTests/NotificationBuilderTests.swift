@@ -69,15 +69,17 @@ import Testing
         payload.aps.attributes = .object(["team": .string("A")])
         let json = try JSONValue.parse(payload.encoded())
         let aps = try #require(json["aps"]?.objectValue)
-        #expect(Set(aps.keys) == [
-            "alert", "badge", "sound", "thread-id", "category", "content-available", "mutable-content", "target-content-id",
-            "interruption-level", "relevance-score", "filter-criteria", "stale-date", "content-state", "timestamp", "event",
-            "dismissal-date", "attributes-type", "attributes",
-        ])
-        #expect(Set(aps["alert"]?.objectValue?.keys ?? [:].keys) == [
-            "title", "subtitle", "body", "launch-image", "title-loc-key", "title-loc-args", "subtitle-loc-key",
-            "subtitle-loc-args", "loc-key", "loc-args",
-        ])
+        #expect(
+            Set(aps.keys) == [
+                "alert", "badge", "sound", "thread-id", "category", "content-available", "mutable-content", "target-content-id",
+                "interruption-level", "relevance-score", "filter-criteria", "stale-date", "content-state", "timestamp", "event",
+                "dismissal-date", "attributes-type", "attributes",
+            ])
+        #expect(
+            Set(aps["alert"]?.objectValue?.keys ?? [:].keys) == [
+                "title", "subtitle", "body", "launch-image", "title-loc-key", "title-loc-args", "subtitle-loc-key",
+                "subtitle-loc-args", "loc-key", "loc-args",
+            ])
         #expect(aps["sound"] == .object(["critical": .integer(1), "name": .string("siren.caf"), "volume": .number(0.5)]))
         #expect(json["id"]?.integerValue == 42)
         try PayloadCheck.check(payload.encoded(), pushType: .alert)

@@ -1,9 +1,10 @@
 import Crypto
 import Foundation
-@testable import HeraldClient
 import HeraldTesting
 import HeraldWire
 import Testing
+
+@testable import HeraldClient
 
 /// Provider tokens: cached, refreshed after ~50 minutes, never more often than every 20, `iat` an integer,
 /// and each connection changing tokens at most once per 20 minutes.

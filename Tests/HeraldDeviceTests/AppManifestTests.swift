@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HeraldDevice
 @testable import UserNotifications
 
@@ -14,13 +15,16 @@ import Testing
     @Test func readsAnXMLBundleWithAServiceAndAContentExtension() throws {
         let fixture = try Fixture()
         let app = try fixture.app(extra: ["CFBundleDisplayName": "Podcasts", "CFBundleName": "Podcast"])
-        try fixture.appex(in: app, "Service", identifier: "com.example.podcast.service", point: Fixture.service, principalClass: "NotificationService")
-        try fixture.appex(in: app, "Content", identifier: "com.example.podcast.content", point: Fixture.content, principalClass: "NotificationViewController", attributes: [
-            "UNNotificationExtensionCategory": ["episode", "guest", "episode"],
-            "UNNotificationExtensionInitialContentSizeRatio": 0.5,
-            "UNNotificationExtensionDefaultContentHidden": true,
-            "UNNotificationExtensionUserInteractionEnabled": "YES",
-        ])
+        try fixture.appex(
+            in: app, "Service", identifier: "com.example.podcast.service", point: Fixture.service, principalClass: "NotificationService")
+        try fixture.appex(
+            in: app, "Content", identifier: "com.example.podcast.content", point: Fixture.content, principalClass: "NotificationViewController",
+            attributes: [
+                "UNNotificationExtensionCategory": ["episode", "guest", "episode"],
+                "UNNotificationExtensionInitialContentSizeRatio": 0.5,
+                "UNNotificationExtensionDefaultContentHidden": true,
+                "UNNotificationExtensionUserInteractionEnabled": "YES",
+            ])
 
         let manifest = try AppManifest.load(from: app)
         #expect(manifest.bundleIdentifier == "com.example.podcast")
@@ -56,7 +60,9 @@ import Testing
         let app = try fixture.app("Chat", identifier: "com.example.chat", executable: "Chat", extra: ["CFBundleName": "Chat"], format: .binary)
         let plist = try Data(contentsOf: app.appendingPathComponent("Info.plist"))
         #expect(plist.starts(with: Data("bplist".utf8)))
-        try fixture.appex(in: app, "Content", identifier: "com.example.chat.content", point: Fixture.content, attributes: ["UNNotificationExtensionCategory": "message"])
+        try fixture.appex(
+            in: app, "Content", identifier: "com.example.chat.content", point: Fixture.content,
+            attributes: ["UNNotificationExtensionCategory": "message"])
 
         let manifest = try AppManifest.load(from: app)
         #expect(manifest.bundleIdentifier == "com.example.chat")
@@ -73,7 +79,9 @@ import Testing
         let linkedBuild = fixture.root.appendingPathComponent("linked-build")
         try FileManager.default.createSymbolicLink(at: linkedBuild, withDestinationURL: build)
         let app = try fixture.app(executableInBundle: false)
-        try fixture.appex(in: app, "Service", identifier: "com.example.podcast.service", point: Fixture.service, executable: "PodcastService", executableInBundle: false)
+        try fixture.appex(
+            in: app, "Service", identifier: "com.example.podcast.service", point: Fixture.service, executable: "PodcastService",
+            executableInBundle: false)
 
         let manifest = try AppManifest.load(from: app, executableDirectory: linkedBuild)
         #expect(manifest.executable.path == (try resolved(build.appendingPathComponent("PodcastApp"))))
@@ -96,9 +104,11 @@ import Testing
     @Test func aManifestRoundTripsThroughJSONWithPlainPaths() throws {
         let fixture = try Fixture()
         let app = try fixture.app()
-        try fixture.appex(in: app, "Content", identifier: "com.example.podcast.content", point: Fixture.content, attributes: [
-            "UNNotificationExtensionCategory": "episode", "UNNotificationExtensionInitialContentSizeRatio": 1,
-        ])
+        try fixture.appex(
+            in: app, "Content", identifier: "com.example.podcast.content", point: Fixture.content,
+            attributes: [
+                "UNNotificationExtensionCategory": "episode", "UNNotificationExtensionInitialContentSizeRatio": 1,
+            ])
         let manifest = try AppManifest.load(from: app)
         let data = try JSONEncoder().encode(manifest)
         let json = String(decoding: data, as: UTF8.self)
@@ -219,7 +229,8 @@ import Testing
     @Test func anExtensionWithoutNSExtensionIsRefused() throws {
         let fixture = try Fixture()
         let app = try fixture.app()
-        try fixture.writeInfo(["CFBundleIdentifier": "com.example.podcast.service", "CFBundleExecutable": "S"], in: app.appendingPathComponent("PlugIns/Service.appex"))
+        try fixture.writeInfo(
+            ["CFBundleIdentifier": "com.example.podcast.service", "CFBundleExecutable": "S"], in: app.appendingPathComponent("PlugIns/Service.appex"))
         let missing = try #require(error { try AppManifest.load(from: app) })
         #expect(missing.code == .missingKey)
         #expect(missing.message.contains("has no NSExtension"))
@@ -265,13 +276,18 @@ import Testing
         #expect(none.code == .missingKey)
         #expect(none.message.contains("UNNotificationExtensionCategory"))
 
-        try fixture.appex(in: app, "Content", identifier: "com.example.podcast.content", point: Fixture.content, attributes: ["UNNotificationExtensionCategory": 7])
+        try fixture.appex(
+            in: app, "Content", identifier: "com.example.podcast.content", point: Fixture.content, attributes: ["UNNotificationExtensionCategory": 7])
         let number = try #require(error { try AppManifest.load(from: app) })
         #expect(number.code == .invalidValue)
         #expect(number.message.contains("not a number"))
 
-        try fixture.appex(in: app, "Content", identifier: "com.example.podcast.content", point: Fixture.content, attributes: ["UNNotificationExtensionCategory": "episode"])
-        try fixture.appex(in: app, "Content2", identifier: "com.example.podcast.content2", point: Fixture.content, attributes: ["UNNotificationExtensionCategory": ["guest", "episode"]])
+        try fixture.appex(
+            in: app, "Content", identifier: "com.example.podcast.content", point: Fixture.content,
+            attributes: ["UNNotificationExtensionCategory": "episode"])
+        try fixture.appex(
+            in: app, "Content2", identifier: "com.example.podcast.content2", point: Fixture.content,
+            attributes: ["UNNotificationExtensionCategory": ["guest", "episode"]])
         let shared = try #require(error { try AppManifest.load(from: app) })
         #expect(shared.code == .duplicateExtension)
         #expect(shared.message.contains("both name the category episode"))

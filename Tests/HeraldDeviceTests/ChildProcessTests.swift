@@ -1,12 +1,14 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import HeraldTesting
 import Synchronization
 import Testing
+
 @testable import HeraldDevice
 @testable import UserNotifications
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @Suite struct ChildProcessTests {
     private func scratchFile() -> String {

@@ -1,7 +1,7 @@
 import Foundation
+import HeraldDevice
 import HeraldTesting
 import Testing
-import HeraldDevice
 import UserNotifications
 
 /// The device's duplicate journal: concurrent sightings share transactions and still count each id once.

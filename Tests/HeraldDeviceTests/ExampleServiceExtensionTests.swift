@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import HeraldDevice
+import Testing
 import UserNotifications
 
 /// The example apps' service extensions (Examples/Podcast, Examples/EndToEnd) run as the device daemon runs them.
@@ -19,8 +19,10 @@ import UserNotifications
 
     private let runner = ExtensionHarness.patient
 
-    private func expectImageAttached(_ outcome: ServiceExtensionOutcome, _ harness: ExtensionHarness,
-                                     sourceLocation: SourceLocation = #_sourceLocation) throws {
+    private func expectImageAttached(
+        _ outcome: ServiceExtensionOutcome, _ harness: ExtensionHarness,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         #expect(outcome.source == .extensionContent, "\(outcome.source) \(outcome.log)", sourceLocation: sourceLocation)
         #expect(outcome.request.content.title == "New episode with Ada Lovelace", sourceLocation: sourceLocation)
         let attachment = try #require(outcome.request.content.attachments.first, "\(outcome.log)", sourceLocation: sourceLocation)
@@ -33,8 +35,9 @@ import UserNotifications
         let harness = try ExtensionHarness()
         let image = harness.dataDirectory.appendingPathComponent("cover.png")
         try Self.png.write(to: image)
-        let request = try ExtensionHarness.request(title: "New episode", body: "Listen now",
-                                                   userInfo: ["podcast-guest": "Ada Lovelace", "podcast-image": image.absoluteString])
+        let request = try ExtensionHarness.request(
+            title: "New episode", body: "Listen now",
+            userInfo: ["podcast-guest": "Ada Lovelace", "podcast-image": image.absoluteString])
         let outcome = await harness.run(request, runner: runner, executable: Self.podcast)
         try expectImageAttached(outcome, harness)
         #expect(FileManager.default.fileExists(atPath: image.path))  // the extension copied it to its TMPDIR
@@ -44,9 +47,11 @@ import UserNotifications
         let harness = try ExtensionHarness()
         let server = try TinyHTTPServer(body: Self.png, contentType: "image/png")
         defer { server.stop() }
-        let request = try ExtensionHarness.request(title: "New episode", body: "Listen now", userInfo: [
-            "podcast-guest": "Ada Lovelace", "podcast-image": "http://127.0.0.1:\(server.port)/covers/12",
-        ])
+        let request = try ExtensionHarness.request(
+            title: "New episode", body: "Listen now",
+            userInfo: [
+                "podcast-guest": "Ada Lovelace", "podcast-image": "http://127.0.0.1:\(server.port)/covers/12",
+            ])
         let outcome = await harness.run(request, runner: runner, executable: Self.podcast)
         try expectImageAttached(outcome, harness)
     }

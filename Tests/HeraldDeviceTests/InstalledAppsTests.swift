@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import HeraldTesting
 import Testing
+
 @testable import HeraldDevice
 @testable import UserNotifications
 
@@ -10,7 +11,9 @@ import Testing
     typealias Fixture = AppBundleFixture
 
     /// A loaded app with a service extension, in `fixture`.
-    private func podcast(_ fixture: Fixture, name: String = "Podcast", identifier: String = "com.example.podcast", executable: String = "PodcastApp") throws -> AppManifest {
+    private func podcast(_ fixture: Fixture, name: String = "Podcast", identifier: String = "com.example.podcast", executable: String = "PodcastApp")
+        throws -> AppManifest
+    {
         let app = try fixture.app(name, identifier: identifier, executable: executable)
         try fixture.appex(in: app, "Service", identifier: identifier + ".service", point: Fixture.service)
         return try AppManifest.load(from: app)
@@ -45,7 +48,9 @@ import Testing
         #expect(try apps.install(app) == true)
         #expect(try apps.all() == [app])
         #expect(try InstalledApps(dataDirectory: data.url).app(bundleID: "com.example.podcast")?.displayName == "Podcast 2")
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: apps.file.deletingLastPathComponent().path).filter { $0.contains(".tmp-") }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: apps.file.deletingLastPathComponent().path).filter {
+            $0.contains(".tmp-")
+        }
         #expect(leftovers.isEmpty)
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldTesting
 import Testing
+
 @testable import HeraldDevice
 @testable import UserNotifications
 

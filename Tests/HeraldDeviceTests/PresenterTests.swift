@@ -1,9 +1,10 @@
 import Foundation
-@testable import HeraldDevice
 import HeraldTesting
 import HeraldWire
 import Synchronization
 import Testing
+
+@testable import HeraldDevice
 @testable import UserNotifications
 
 /// The daemon's presenter seam: every presenter gets every change in order, and what the person does on one
@@ -20,7 +21,9 @@ import Testing
         }
 
         func present(_ presentation: Presentation) async {
-            calls.withLock { $0.append("present \(presentation.id) \(presentation.card.title ?? "") actions \(presentation.actions.map(\.identifier))") }
+            calls.withLock {
+                $0.append("present \(presentation.id) \(presentation.card.title ?? "") actions \(presentation.actions.map(\.identifier))")
+            }
             guard let answer else { return }
             // run(reporting:) starts beside the first changes: wait for it, as a real surface waits for its connection.
             while events.withLock({ $0 }) == nil { try? await Task.sleep(for: .milliseconds(1)) }
@@ -50,11 +53,17 @@ import Testing
 
     @Test func everyPresenterGetsEveryChangeInOrder() async throws {
         let (terminal, desktop) = (RecordingPresenter(), RecordingPresenter())
-        let reply = ActionRecord(UNTextInputNotificationAction(identifier: "reply", title: "Reply", options: [], textInputButtonTitle: "Send", textInputPlaceholder: "…"))
-        let group = PresenterGroup(presenters: [terminal, desktop], describe: { card in
-            Presentation(card: card, app: .init(bundleID: card.topic, displayName: "Example"),
-                         category: CategoryRecord(UNNotificationCategory(identifier: "MESSAGE", actions: [reply.action], intentIdentifiers: [], options: [.customDismissAction])))
-        }, app: { .init(bundleID: $0) })
+        let reply = ActionRecord(
+            UNTextInputNotificationAction(identifier: "reply", title: "Reply", options: [], textInputButtonTitle: "Send", textInputPlaceholder: "…"))
+        let group = PresenterGroup(
+            presenters: [terminal, desktop],
+            describe: { card in
+                Presentation(
+                    card: card, app: .init(bundleID: card.topic, displayName: "Example"),
+                    category: CategoryRecord(
+                        UNNotificationCategory(identifier: "MESSAGE", actions: [reply.action], intentIdentifiers: [], options: [.customDismissAction])
+                    ))
+            }, app: { .init(bundleID: $0) })
         // The engine's calls come before anyone runs the group: they wait, in order.
         group.present(Self.card("a", title: "First", category: "MESSAGE"))
         group.present(Self.card("a", title: "Replaced"))
@@ -77,8 +86,9 @@ import Testing
         #expect(PresenterEvent.opened(id).response == RespondRequest(bundleID: "com.example.app", identifier: "order-42", action: "open", text: nil))
         #expect(PresenterEvent.dismissed(id).response.action == "dismiss")
         #expect(PresenterEvent.action(id, identifier: "archive").response.action == "archive")
-        #expect(PresenterEvent.reply(id, action: "reply", text: "on my way").response
-            == RespondRequest(bundleID: "com.example.app", identifier: "order-42", action: "reply", text: "on my way"))
+        #expect(
+            PresenterEvent.reply(id, action: "reply", text: "on my way").response
+                == RespondRequest(bundleID: "com.example.app", identifier: "order-42", action: "reply", text: "on my way"))
     }
 
     /// A notification opened on a presenter is answered: it leaves the list and every presenter withdraws it.
@@ -95,9 +105,10 @@ import Testing
         try await daemon.engine.changeSettings(of: app, to: .answered(true, options: [.alert]))
         let content = UNMutableNotificationContent()
         content.title = "Tap me"
-        let fired = try #require(try await daemon.engine.add(
-            try RequestRecord(UNNotificationRequest(identifier: "tap", content: content, trigger: nil)), of: app, now: Date()
-        ))
+        let fired = try #require(
+            try await daemon.engine.add(
+                try RequestRecord(UNNotificationRequest(identifier: "tap", content: content, trigger: nil)), of: app, now: Date()
+            ))
         try await daemon.engine.complete(fired, options: [.banner, .list])
         try await watcher.waitFor(2)
         #expect(watcher.calls.withLock { $0 } == ["present com.example.app/tap Tap me actions []", "withdraw [\"com.example.app/tap\"]"])

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HeraldDevice
 @testable import UserNotifications
 
@@ -17,7 +18,10 @@ import Testing
         async let registered = waiters.wait(for: "com.example.app", timeout: .seconds(30)) {}
         try await waitUntil(2)
         waiters.refuse(topic: "not a topic", with: UNError(.notificationsNotAllowed, "the gateway refused: BadTopic"))
-        guard case .failure(let error) = await refused else { Issue.record("a refused call succeeded"); return }
+        guard case .failure(let error) = await refused else {
+            Issue.record("a refused call succeeded")
+            return
+        }
         #expect(error.localizedDescription.contains("BadTopic"))
         #expect(waiters.count == 1)  // the other app still waits
         waiters.finish("com.example.app", with: .success("ab12"))
@@ -39,7 +43,10 @@ import Testing
         try await waitUntil(1)
         async let late = waiters.wait(for: "com.example.app", timeout: .seconds(30)) {}
         try await waitUntil(2)
-        guard case .failure(let error) = await early else { Issue.record("the early call did not time out"); return }
+        guard case .failure(let error) = await early else {
+            Issue.record("the early call did not time out")
+            return
+        }
         #expect(error.localizedDescription.contains("did not register com.example.app within"))
         #expect(waiters.count == 1)
         waiters.finish("com.example.app", with: .success("cd34"))
@@ -51,7 +58,10 @@ import Testing
         struct Closed: Error, CustomStringConvertible { var description: String { "the link closed" } }
         let started = ContinuousClock.now
         let result = await waiters.wait(for: "com.example.app", timeout: .seconds(30)) { throw Closed() }
-        guard case .failure(let error) = result else { Issue.record("a failed send succeeded"); return }
+        guard case .failure(let error) = result else {
+            Issue.record("a failed send succeeded")
+            return
+        }
         #expect(error.localizedDescription.contains("could not ask the gateway to register com.example.app: the link closed"))
         #expect(ContinuousClock.now - started < .seconds(10))
         #expect(waiters.count == 0)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HeraldDevice
 @testable import UserNotifications
 
@@ -24,7 +25,8 @@ import Testing
     }
 
     @Test func anAlertDictionaryGivesEveryText() throws {
-        let content = try content("""
+        let content = try content(
+            """
             {"aps":{"alert":{"title":"New episode","subtitle":"Season 2","body":"Listen now","launch-image":"Launch.png",
              "summary-arg":"Ann","summary-arg-count":3},
              "category":"episode","thread-id":"show-7","target-content-id":"episode-12","filter-criteria":"work"}}
@@ -45,7 +47,8 @@ import Testing
         let strings = LocalizedStrings(table: [
             "TITLE": "%@ posted", "SUBTITLE": "%2$@ of %1$@", "BODY": "%@ and %@ sent %d photos", "PLAIN": "No arguments",
         ])
-        let content = try content("""
+        let content = try content(
+            """
             {"aps":{"alert":{"title":"ignored","title-loc-key":"TITLE","title-loc-args":["Ann"],
              "subtitle-loc-key":"SUBTITLE","subtitle-loc-args":["Season 2","Episode 5"],
              "body":"ignored","loc-key":"BODY","loc-args":["Ann","Bo",3]}}}
@@ -85,7 +88,10 @@ import Testing
         (#""default""#, SoundRecord(.default)),
         (#""""#, SoundRecord(.default)),
         (#""chime.caf""#, SoundRecord(UNNotificationSound(named: UNNotificationSoundName("chime.caf")))),
-        (#"{"critical":1,"name":"alarm.caf","volume":0.5}"#, SoundRecord(.criticalSoundNamed(UNNotificationSoundName("alarm.caf"), withAudioVolume: 0.5))),
+        (
+            #"{"critical":1,"name":"alarm.caf","volume":0.5}"#,
+            SoundRecord(.criticalSoundNamed(UNNotificationSoundName("alarm.caf"), withAudioVolume: 0.5))
+        ),
         (#"{"critical":1,"name":"default","volume":0.25}"#, SoundRecord(.defaultCriticalSound(withAudioVolume: 0.25))),
         (#"{"critical":1}"#, SoundRecord(.defaultCritical)),
         (#"{"critical":1,"volume":7}"#, SoundRecord(.defaultCriticalSound(withAudioVolume: 1))),
@@ -166,7 +172,8 @@ import Testing
     }
 
     @Test func wrongTypedValuesAreIgnoredAndTheNotificationIsStillShown() throws {
-        let content = try content("""
+        let content = try content(
+            """
             {"aps":{"alert":{"title":1,"body":"Body","subtitle":["x"],"launch-image":2,"summary-arg-count":"3"},
              "category":5,"thread-id":[],"target-content-id":1,"filter-criteria":{},"badge":"7","sound":9,
              "interruption-level":2,"relevance-score":"high"}}
@@ -185,7 +192,8 @@ import Testing
     }
 
     @Test func userInfoIsTheWholePayloadWithoutNulls() throws {
-        let payload = try payload("""
+        let payload = try payload(
+            """
             {"aps":{"alert":"Hi","badge":2,"category":null},"podcast-guest":"Ann","count":3,"ratio":0.5,"flag":false,
              "nested":{"list":[1,"two",null,{"k":null,"v":1.0}],"gone":null},"removed":null}
             """)

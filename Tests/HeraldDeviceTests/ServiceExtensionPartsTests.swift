@@ -1,6 +1,7 @@
 import Foundation
 import HeraldTesting
 import Testing
+
 @testable import HeraldDevice
 @testable import UserNotifications
 
@@ -63,7 +64,8 @@ import Testing
         let directory = try TemporaryDirectory()
         let environment = ["HERALD_DATA_DIR": directory.url.path]
         let container = try #require(AppGroupContainer.url(for: "group.com.example.e2e", environment: environment))
-        #expect(container.standardizedFileURL.path == directory.url.appendingPathComponent("app-groups/group.com.example.e2e").standardizedFileURL.path)
+        #expect(
+            container.standardizedFileURL.path == directory.url.appendingPathComponent("app-groups/group.com.example.e2e").standardizedFileURL.path)
         let permissions = try FileManager.default.attributesOfItem(atPath: container.path)[.posixPermissions] as? Int
         #expect(permissions == 0o700)
         #expect(AppGroupContainer.url(for: "group.com.example.e2e", environment: environment) == container)

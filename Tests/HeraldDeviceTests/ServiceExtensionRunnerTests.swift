@@ -1,17 +1,20 @@
+import Foundation
+import HeraldDevice
+import HeraldTesting
+import Testing
+import UserNotifications
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import HeraldTesting
-import Testing
-import HeraldDevice
-import UserNotifications
 
 /// The device daemon's side of service extensions, over the real test extension process
 /// (Tests/Fixtures/TestServiceExtension), one mode per behaviour.
 @Suite struct ServiceExtensionRunnerTests {
-    private func expectOriginal(_ outcome: ServiceExtensionOutcome, _ request: RequestRecord, reasonContaining text: String,
-                                sourceLocation: SourceLocation = #_sourceLocation) {
+    private func expectOriginal(
+        _ outcome: ServiceExtensionOutcome, _ request: RequestRecord, reasonContaining text: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(outcome.request == request, sourceLocation: sourceLocation)
         guard case .original(let reason) = outcome.source else {
             Issue.record("expected the original content, got \(outcome.source)", sourceLocation: sourceLocation)
@@ -21,8 +24,10 @@ import UserNotifications
     }
 
     /// No process it printed the id of still runs, and its private directory is gone.
-    private func expectCleanedUp(_ outcome: ServiceExtensionOutcome, _ harness: ExtensionHarness, processes: Int = 1,
-                                 sourceLocation: SourceLocation = #_sourceLocation) async {
+    private func expectCleanedUp(
+        _ outcome: ServiceExtensionOutcome, _ harness: ExtensionHarness, processes: Int = 1,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async {
         let pids = ExtensionHarness.processIDs(in: outcome.log)
         #expect(pids.count == processes, "\(outcome.log)", sourceLocation: sourceLocation)
         #expect(await ExtensionHarness.allEnded(pids), sourceLocation: sourceLocation)
@@ -164,7 +169,9 @@ import UserNotifications
         let outcome = await harness.run(try ExtensionHarness.request(mode: "outsideAttachment", userInfo: ["path": outside.path]))
         #expect(outcome.source == .extensionContent, "\(outcome.log)")
         #expect(outcome.request.content.attachments.isEmpty)
-        #expect(outcome.droppedAttachments.first?.contains("is outside the extension's container, its app groups and its app's bundle") == true, "\(outcome.droppedAttachments)")
+        #expect(
+            outcome.droppedAttachments.first?.contains("is outside the extension's container, its app groups and its app's bundle") == true,
+            "\(outcome.droppedAttachments)")
         #expect(FileManager.default.fileExists(atPath: outside.path))
         #expect(harness.storedFiles.isEmpty)
     }

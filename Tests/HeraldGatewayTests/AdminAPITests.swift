@@ -1,13 +1,14 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import HeraldClient
 import HeraldGateway
 import HeraldStore
 import HeraldTesting
 import HeraldWire
 import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// A plain HTTP client for the console port.
 struct AdminClient {
@@ -86,7 +87,10 @@ struct AdminClient {
             #expect(log.body["apnsID"]?.stringValue == apnsID)
             #expect(log.body["collapseID"]?.stringValue == "c1")
             #expect(log.body["deviceToken"]?.stringValue == token)
-            guard case .array(let events)? = log.body["timeline"] else { Issue.record("no timeline"); continue }
+            guard case .array(let events)? = log.body["timeline"] else {
+                Issue.record("no timeline")
+                continue
+            }
             #expect(events.compactMap { $0["event"]?.stringValue } == ["received", "delivered"])
         }
         #expect(try await admin.get("/v1/notifications/\(UUID().uuidString)").status == 404)
@@ -101,7 +105,10 @@ struct AdminClient {
         back.send(.unregister(topic: TestGateway.topic))
         _ = try await back.next()
         let log = try await admin.get("/v1/notifications/\(try #require(stored.uniqueID))")
-        guard case .array(let events)? = log.body["timeline"] else { Issue.record("no timeline"); return }
+        guard case .array(let events)? = log.body["timeline"] else {
+            Issue.record("no timeline")
+            return
+        }
         #expect(events.compactMap { $0["event"]?.stringValue } == ["received", "stored", "discarded"])
         #expect(events.last?["reason"]?.stringValue == "unregistered")
         await back.leave()

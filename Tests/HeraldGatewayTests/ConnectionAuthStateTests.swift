@@ -12,7 +12,9 @@ import Testing
     let signingKey = P256.Signing.PrivateKey()
 
     private func key(team: String = "TEAM123456", id: String = "KEY1234567", environment: APNsEnvironment = .development) -> ProviderKey {
-        ProviderKey(teamID: team, keyID: id, topics: [], environment: environment, publicKeyPEM: signingKey.publicKey.pemRepresentation, createdAt: clock.now())
+        ProviderKey(
+            teamID: team, keyID: id, topics: [], environment: environment, publicKeyPEM: signingKey.publicKey.pemRepresentation,
+            createdAt: clock.now())
     }
 
     private func token(team: String = "TEAM123456", id: String = "KEY1234567", age: TimeInterval = 0) throws -> (String, ProviderToken) {
@@ -82,7 +84,8 @@ import Testing
         var state = ConnectionAuthState()
         #expect(reason(&state, try token(), key: key()) == nil)
         clock.advance(by: 30 * 60)
-        #expect(reason(&state, try token(team: "OTHERTEAM1", id: "OTHERKEY01"), key: key(team: "OTHERTEAM1", id: "OTHERKEY01")) == .unrelatedKeyIDInToken)
+        #expect(
+            reason(&state, try token(team: "OTHERTEAM1", id: "OTHERKEY01"), key: key(team: "OTHERTEAM1", id: "OTHERKEY01")) == .unrelatedKeyIDInToken)
         // Another key of the same team is related.
         #expect(reason(&state, try token(id: "KEY7654321"), key: key(id: "KEY7654321")) == nil)
     }

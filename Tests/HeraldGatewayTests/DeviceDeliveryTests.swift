@@ -125,7 +125,10 @@ import Testing
         _ = try await device.notification()
 
         device.send(.unregister(topic: TestGateway.topic))
-        guard case .unregistered(_, let gone)? = try await device.next() else { Issue.record("no unregistered"); return }
+        guard case .unregistered(_, let gone)? = try await device.next() else {
+            Issue.record("no unregistered")
+            return
+        }
         #expect(gone == token)
         let response = try await push(gateway, to: token)
         #expect(response.status == 410)
@@ -133,7 +136,10 @@ import Testing
         #expect(response.timestamp != nil)
         // Unregistering an app the device does not have is refused, and the link stays open.
         device.send(.unregister(topic: "com.example.never"))
-        guard case .error(let reason, _, let topic)? = try await device.next() else { Issue.record("no error"); return }
+        guard case .error(let reason, _, let topic)? = try await device.next() else {
+            Issue.record("no error")
+            return
+        }
         #expect(reason == "NotRegistered")
         #expect(topic == "com.example.never")  // the device knows which request it answers
         #expect(try await device.register("com.example.other").count == 64)
@@ -206,7 +212,10 @@ import Testing
     }
 
     private static func closeCodeName(_ code: String) -> String {
-        ["1007": "dataInconsistentWithMessage", "1002": "protocolError", "1008": "policyViolation", "1009": "messageTooLarge", "1003": "unacceptableData"][code] ?? code
+        [
+            "1007": "dataInconsistentWithMessage", "1002": "protocolError", "1008": "policyViolation", "1009": "messageTooLarge",
+            "1003": "unacceptableData",
+        ][code] ?? code
     }
 
     @Test func oversizedAndBinaryMessagesCloseTheLink() async throws {
@@ -225,7 +234,10 @@ import Testing
     @Test func aForgedHelloIsRefused() async throws {
         let gateway = try await TestGateway.start()
         let device = try await TestDevice.connect(to: gateway, authenticate: false)
-        guard case .challenge? = try await device.next() else { Issue.record("no challenge"); return }
+        guard case .challenge? = try await device.next() else {
+            Issue.record("no challenge")
+            return
+        }
         // Signed over another nonce: a replayed or made-up answer.
         let stolen = try DeviceIdentity.hello(answering: "another-nonce", with: device.key)
         device.send(.hello(stolen))

@@ -78,7 +78,10 @@ import Testing
         try await link.send(opcode: 0x1, fin: false, Array(message.prefix(10)))
         try await link.send(opcode: 0x0, fin: true, Array(message.dropFirst(10)))
         let reply = try DeviceLinkMessage.decode(try await link.frame(after: 2) { $0.opcode == 0x1 }.text)
-        guard case .registered(let topic, _) = reply else { Issue.record("got \(reply)"); return }
+        guard case .registered(let topic, _) = reply else {
+            Issue.record("got \(reply)")
+            return
+        }
         #expect(topic == TestGateway.topic)
         await link.close()
         try await gateway.stop()

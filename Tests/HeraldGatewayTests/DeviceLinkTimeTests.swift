@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-@testable import HeraldGateway
 import HeraldStore
 import HeraldTesting
 import HeraldWire
@@ -9,6 +8,8 @@ import NIOCore
 import NIOEmbedded
 import NIOWebSocket
 import Testing
+
+@testable import HeraldGateway
 
 /// A device link's timers on virtual time: the handler `herald serve` puts after the WebSocket upgrade, on a testing
 /// channel whose clock the test moves. Pings, the hello deadline and the close timeout, without waiting.

@@ -1,8 +1,9 @@
-@testable import HeraldGateway
 import NIOCore
 import NIOPosix
 import Synchronization
 import Testing
+
+@testable import HeraldGateway
 
 /// The directory's cache: one load per key however many wait, stale entries only while their refresh runs.
 @Suite(.timeLimit(.minutes(1))) struct ExpiringCacheTests {

@@ -1,17 +1,17 @@
 import Crypto
 import Foundation
 import HeraldClient
+import HeraldDevice
 import HeraldGateway
 import HeraldStore
-import HeraldTesting
 import HeraldTLS
+import HeraldTesting
 import HeraldWire
 import Logging
 import NIOCore
 import SwiftASN1
 import Synchronization
 import Testing
-import HeraldDevice
 import UserNotifications
 import X509
 

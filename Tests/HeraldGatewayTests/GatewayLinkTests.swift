@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import HeraldClient
+import HeraldDevice
 import HeraldGateway
 import HeraldStore
 import HeraldTesting
@@ -8,7 +9,6 @@ import HeraldWire
 import Logging
 import Synchronization
 import Testing
-import HeraldDevice
 import UserNotifications
 
 /// The device's own side of the link (`GatewayLink`, what `herald device` runs) against a live gateway.

@@ -35,7 +35,8 @@ import Testing
 
     @Test func headerListLargerThanTheLimitIsRefused() async throws {
         let code = try await expectConnectionClosed { raw, token in
-            let block = Raw.requestHeaders(path: "/3/device/\(token)") + Raw.literal("x-flood", String(repeating: "a", count: 15_000))
+            let block =
+                Raw.requestHeaders(path: "/3/device/\(token)") + Raw.literal("x-flood", String(repeating: "a", count: 15_000))
                 + Raw.literal("x-flood-2", String(repeating: "b", count: 15_000))
             // HEADERS without END_HEADERS, then CONTINUATION frames of at most 16 KiB.
             try await raw.write(Raw.frame(type: 0x1, flags: 0x0, stream: 1, payload: Array(block[..<16_000])))
@@ -121,8 +122,11 @@ import Testing
         try await raw.write(Raw.frame(type: 0x0, flags: 0x0, stream: trailersStream, payload: Array(#"{"aps":{}}"#.utf8)))
         try await raw.write(Raw.frame(type: 0x1, flags: 0x5, stream: trailersStream, payload: Raw.literal(":path", path)))
         let good = trailersStream + 2
-        try await raw.write(Raw.frame(type: 0x1, flags: 0x4, stream: good, payload: Raw.requestHeaders(path: path)
-            + Raw.literal("authorization", "bearer \(gateway.defaultJWT)") + Raw.literal("apns-topic", TestGateway.topic)))
+        try await raw.write(
+            Raw.frame(
+                type: 0x1, flags: 0x4, stream: good,
+                payload: Raw.requestHeaders(path: path)
+                    + Raw.literal("authorization", "bearer \(gateway.defaultJWT)") + Raw.literal("apns-topic", TestGateway.topic)))
         try await raw.write(Raw.frame(type: 0x0, flags: 0x1, stream: good, payload: Array(#"{"aps":{"alert":"fine"}}"#.utf8)))
 
         let bytes = try await raw.bytes(until: { Raw.headersFrames(in: $0).contains { $0.stream == good } })
@@ -145,7 +149,8 @@ import Testing
         try await raw.write(Raw.frame(type: 0x1, flags: 0x4, stream: 1, payload: Raw.requestHeaders(path: path) + Raw.literal("content-length", "5")))
         try await raw.write(Raw.frame(type: 0x0, flags: 0x1, stream: 1, payload: Array(#"{"aps":{"alert":"one two"}}   "#.utf8)))
         // Stream 3 is a good request on the same connection.
-        let good = Raw.requestHeaders(path: path) + Raw.literal("authorization", "bearer \(gateway.defaultJWT)")
+        let good =
+            Raw.requestHeaders(path: path) + Raw.literal("authorization", "bearer \(gateway.defaultJWT)")
             + Raw.literal("apns-topic", TestGateway.topic)
         try await raw.write(Raw.frame(type: 0x1, flags: 0x4, stream: 3, payload: good))
         try await raw.write(Raw.frame(type: 0x0, flags: 0x1, stream: 3, payload: Array(#"{"aps":{"alert":"fine"}}"#.utf8)))

@@ -1,5 +1,4 @@
 import Foundation
-@testable import HeraldGateway
 import HeraldStore
 import HeraldTesting
 import HeraldWire
@@ -8,6 +7,8 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import Testing
+
+@testable import HeraldGateway
 
 /// The batching writer on its own, over a real SQLite store that can hold its commits.
 @Suite(.timeLimit(.minutes(1))) struct NotificationWriterTests {

@@ -1,13 +1,14 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import HeraldClient
 import HeraldGateway
 import HeraldStore
 import HeraldTesting
 import HeraldWire
 import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// `/healthz`, `/metrics` and logs that never carry secrets.
 @Suite struct ObservabilityTests {
@@ -43,7 +44,13 @@ import Testing
         let connection = try await gateway.connect()
         let push = try await gateway.push { $0.body = Data(secretBody.utf8) }
         #expect(try await connection.send(push).status == 200)
-        #expect(try await connection.send(try await gateway.push { $0.token = DeviceToken.random().hex; $0.body = Data(secretBody.utf8) }).status == 400)
+        #expect(
+            try await connection.send(
+                try await gateway.push {
+                    $0.token = DeviceToken.random().hex
+                    $0.body = Data(secretBody.utf8)
+                }
+            ).status == 400)
         let forged = try await gateway.push { $0.jwt = "eyJhbGciOiJFUzI1NiJ9.eyJpc3MiOiJYIn0.c2ln" }
         #expect(try await gateway.connect().send(forged).status == 403)
         (gateway.store as? FaultInjectingStore)?.setFailWrites(true)

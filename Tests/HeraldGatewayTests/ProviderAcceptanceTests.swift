@@ -39,8 +39,20 @@ import Testing
         let gateway = try await TestGateway.start()
         let connection = try await gateway.connect()
         let id = "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
-        #expect(try await connection.send(try await gateway.push { $0.apnsID = id; $0.priority = 3 }).apnsID == id)
-        #expect(try await connection.send(try await gateway.push { $0.apnsID = id; $0.method = "GET" }).apnsID == id)
+        #expect(
+            try await connection.send(
+                try await gateway.push {
+                    $0.apnsID = id
+                    $0.priority = 3
+                }
+            ).apnsID == id)
+        #expect(
+            try await connection.send(
+                try await gateway.push {
+                    $0.apnsID = id
+                    $0.method = "GET"
+                }
+            ).apnsID == id)
         try await gateway.stop()
     }
 

@@ -1,7 +1,8 @@
-@testable import HeraldGateway
 import HeraldWire
 import NIOHTTP2
 import Testing
+
+@testable import HeraldGateway
 
 /// A provider connection's rules without sockets: the stream limit, the error budget, and every order of closing.
 @Suite struct ProviderConnectionStateMachineTests {

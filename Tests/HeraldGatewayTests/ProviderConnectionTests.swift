@@ -29,7 +29,13 @@ import Testing
         let connection = try await gateway.connect()
         #expect(try await connection.send(try await gateway.push()).status == 200)
         gateway.clock.advance(by: 3700)  // the connection's token is now older than an hour
-        #expect(try await connection.send(try await gateway.push { $0.jwt = nil; $0.extraHeaders = [] }).reason == .missingProviderToken)
+        #expect(
+            try await connection.send(
+                try await gateway.push {
+                    $0.jwt = nil
+                    $0.extraHeaders = []
+                }
+            ).reason == .missingProviderToken)
         try await connection.ping()
         #expect(connection.observedState.maximumConcurrentStreams == 1)
         try await gateway.stop()
@@ -95,7 +101,8 @@ import Testing
         let gateway = try await TestGateway.start()
         let connection = try await gateway.connect()
         let claims = #"{"iss":"\#(TestGateway.teamID)","iat":\#(gateway.clock.now().timeIntervalSince1970 - 0.48)}"#
-        let input = Base64URL.encode(Data(#"{"alg":"ES256","kid":"\#(TestGateway.keyID)","typ":"JWT"}"#.utf8)) + "."
+        let input =
+            Base64URL.encode(Data(#"{"alg":"ES256","kid":"\#(TestGateway.keyID)","typ":"JWT"}"#.utf8)) + "."
             + Base64URL.encode(Data(claims.utf8))
         let jwt = input + "." + Base64URL.encode(try gateway.privateKey.signature(for: Data(input.utf8)).rawRepresentation)
         #expect(try await connection.send(try await gateway.push { $0.jwt = jwt }).status == 200)
@@ -163,7 +170,8 @@ import Testing
         let gateway = try await TestGateway.start(logger: log.logger()) { $0.plaintext = true }
         let store = try #require(gateway.store as? FaultInjectingStore)
         let path = "/3/device/\(try await gateway.issueToken())"
-        let headers = Raw.requestHeaders(path: path) + Raw.literal("authorization", "bearer \(try gateway.jwt())")
+        let headers =
+            Raw.requestHeaders(path: path) + Raw.literal("authorization", "bearer \(try gateway.jwt())")
             + Raw.literal("apns-topic", TestGateway.topic)
         let body = Array(#"{"aps":{"alert":"hi"}}"#.utf8)
         func requestHeaders(stream: UInt32) -> [UInt8] { Raw.frame(type: 0x1, flags: 0x4, stream: stream, payload: headers) }
@@ -202,14 +210,40 @@ import Testing
     @Test func certificateAuthenticationNamesTheTopic() async throws {
         let gateway = try await TestGateway.start()
         let single = try await gateway.connect(clientCertificate: try gateway.clientCertificate(topics: [TestGateway.topic]))
-        #expect(try await single.send(try await gateway.push { $0.jwt = nil; $0.topic = nil }).status == 200)
+        #expect(
+            try await single.send(
+                try await gateway.push {
+                    $0.jwt = nil
+                    $0.topic = nil
+                }
+            ).status == 200)
         #expect(try await single.send(try await gateway.push { $0.jwt = "ignored.under.certificates" }).status == 200)
         let other = try await gateway.issueToken(topic: "com.example.other")
-        #expect(try await single.send(try await gateway.push { $0.jwt = nil; $0.token = other; $0.topic = "com.example.other" }).reason == .topicDisallowed)
+        #expect(
+            try await single.send(
+                try await gateway.push {
+                    $0.jwt = nil
+                    $0.token = other
+                    $0.topic = "com.example.other"
+                }
+            ).reason == .topicDisallowed)
 
         let several = try await gateway.connect(clientCertificate: try gateway.clientCertificate(topics: [TestGateway.topic, "com.example.other"]))
-        #expect(try await several.send(try await gateway.push { $0.jwt = nil; $0.topic = nil }).reason == .missingTopic)
-        #expect(try await several.send(try await gateway.push { $0.jwt = nil; $0.token = other; $0.topic = "com.example.other" }).status == 200)
+        #expect(
+            try await several.send(
+                try await gateway.push {
+                    $0.jwt = nil
+                    $0.topic = nil
+                }
+            ).reason == .missingTopic)
+        #expect(
+            try await several.send(
+                try await gateway.push {
+                    $0.jwt = nil
+                    $0.token = other
+                    $0.topic = "com.example.other"
+                }
+            ).status == 200)
         try await gateway.stop()
     }
 

@@ -1,5 +1,4 @@
 import Foundation
-@testable import HeraldGateway
 import HeraldStore
 import HeraldTesting
 import HeraldWire
@@ -9,6 +8,8 @@ import NIOEmbedded
 import NIOHPACK
 import NIOHTTP2
 import Testing
+
+@testable import HeraldGateway
 
 /// A provider connection's timers on virtual time: the handler `herald serve` puts after HTTP/2, on a testing
 /// channel whose clock the test moves.
@@ -36,9 +37,10 @@ import Testing
             let (channel, settings) = (self.channel, configuration)
             connection = try await channel.testingEventLoop.executeInContext {
                 let connection = ProviderConnection(channel: channel, configuration: settings)
-                try channel.pipeline.syncOperations.addHandler(ProviderConnectionHandler(
-                    connection: connection, processor: processor, metrics: metrics, idleTimeout: settings.idleTimeout
-                ))
+                try channel.pipeline.syncOperations.addHandler(
+                    ProviderConnectionHandler(
+                        connection: connection, processor: processor, metrics: metrics, idleTimeout: settings.idleTimeout
+                    ))
                 return NIOLoopBound(connection, eventLoop: channel.eventLoop)
             }
             try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 2197)).get()

@@ -12,7 +12,12 @@ import Testing
     static let scenarios: [Scenario] = [
         .single(.badCollapseID) { try await $0.push { $0.collapseID = String(repeating: "c", count: 65) } },
         .single(.badDeviceToken) { gateway in try await gateway.push { $0.token = DeviceToken.random().hex } },
-        .single(.badExpirationDate) { try await $0.push { $0.expiration = nil; $0.extraHeaders = [("apns-expiration", "tomorrow")] } },
+        .single(.badExpirationDate) {
+            try await $0.push {
+                $0.expiration = nil
+                $0.extraHeaders = [("apns-expiration", "tomorrow")]
+            }
+        },
         .single(.badMessageID) { try await $0.push { $0.apnsID = "1234" } },
         .single(.badPriority) { try await $0.push { $0.priority = 7 } },
         .single(.badTopic) { try await $0.push { $0.topic = "com example app" } },
@@ -89,7 +94,13 @@ import Testing
             let renewed = try gateway.jwt(issuedAt: gateway.clock.now())
             return try await connection.send(try await gateway.push { $0.jwt = renewed })
         },
-        Scenario(reason: .tooManyRequests, configure: { $0.deviceTokenRatePerSecond = 0.001; $0.deviceTokenBurst = 2 }) { gateway in
+        Scenario(
+            reason: .tooManyRequests,
+            configure: {
+                $0.deviceTokenRatePerSecond = 0.001
+                $0.deviceTokenBurst = 2
+            }
+        ) { gateway in
             let connection = try await gateway.connect()
             let push = try await gateway.push()
             for _ in 0..<2 { #expect(try await connection.send(push).status == 200) }
@@ -137,8 +148,21 @@ import Testing
         let gateway = try await TestGateway.start()
         let connection = try await gateway.connect()
         let silent = Data(#"{"aps":{"content-available":1}}"#.utf8)
-        #expect(try await connection.send(try await gateway.push { $0.pushType = .background; $0.body = silent }).status == 200)
-        #expect(try await connection.send(try await gateway.push { $0.pushType = .background; $0.priority = 10; $0.body = silent }).reason == .badPriority)
+        #expect(
+            try await connection.send(
+                try await gateway.push {
+                    $0.pushType = .background
+                    $0.body = silent
+                }
+            ).status == 200)
+        #expect(
+            try await connection.send(
+                try await gateway.push {
+                    $0.pushType = .background
+                    $0.priority = 10
+                    $0.body = silent
+                }
+            ).reason == .badPriority)
         #expect(try await connection.send(try await gateway.push { $0.pushType = .background }).reason == .invalidPushType)
         try await gateway.stop()
     }
@@ -147,10 +171,30 @@ import Testing
         let gateway = try await TestGateway.start()
         let connection = try await gateway.connect()
         let big = Data((#"{"aps":{"alert":""# + String(repeating: "a", count: 5000) + #""}}"#).utf8)
-        #expect(try await connection.send(try await gateway.push { $0.pushType = .voip; $0.topic = "com.example.app.voip"; $0.body = big }).status == 200)
-        #expect(try await connection.send(try await gateway.push { $0.pushType = .voip; $0.body = Data("{}".utf8) }).reason == .deviceTokenNotForTopic)
+        #expect(
+            try await connection.send(
+                try await gateway.push {
+                    $0.pushType = .voip
+                    $0.topic = "com.example.app.voip"
+                    $0.body = big
+                }
+            ).status == 200)
+        #expect(
+            try await connection.send(
+                try await gateway.push {
+                    $0.pushType = .voip
+                    $0.body = Data("{}".utf8)
+                }
+            ).reason == .deviceTokenNotForTopic)
         let tooBig = Data((#"{"aps":{"alert":""# + String(repeating: "a", count: 5101) + #""}}"#).utf8)
-        #expect(try await connection.send(try await gateway.push { $0.pushType = .voip; $0.topic = "com.example.app.voip"; $0.body = tooBig }).reason == .payloadTooLarge)
+        #expect(
+            try await connection.send(
+                try await gateway.push {
+                    $0.pushType = .voip
+                    $0.topic = "com.example.app.voip"
+                    $0.body = tooBig
+                }
+            ).reason == .payloadTooLarge)
         try await gateway.stop()
     }
 

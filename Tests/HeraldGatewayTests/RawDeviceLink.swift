@@ -52,10 +52,10 @@ final class RawDeviceLink: Sendable {
     /// Sends the upgrade request and waits for 101.
     func upgrade(path: String = DeviceLinkMessage.path) async throws {
         let key = Data((0..<16).map { _ in UInt8.random(in: .min ... .max) }).base64EncodedString()
-        try await write(Array((
-            "GET \(path) HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                + "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n"
-        ).utf8))
+        try await write(
+            Array(
+                ("GET \(path) HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                    + "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n").utf8))
         let response = try await bytes { Self.headerEnd(in: $0) != nil }
         guard String(buffer: response).hasPrefix("HTTP/1.1 101") else {
             throw RawDeviceLinkError("not upgraded: \(String(buffer: response).prefix(40))")

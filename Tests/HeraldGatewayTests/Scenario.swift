@@ -1,9 +1,9 @@
 import Foundation
 import HeraldClient
 import HeraldGateway
+import HeraldStore
 import HeraldTesting
 import HeraldWire
-import HeraldStore
 import Testing
 
 /// A request a test sends over a real connection, with APNs' headers filled in unless overridden.

@@ -39,11 +39,12 @@ import Testing
         var assembler = WebSocketMessageAssembler(limit: 100)
         var thrown: DeviceLinkStateMachine.Closing?
         for (kind, fin) in frames {
-            let next = switch kind {
-            case "continuation": frame(.continuation, "x", fin: fin)
-            case "unmasked": frame(.text, "x", fin: fin, masked: false)
-            default: frame(.text, "x", fin: fin)
-            }
+            let next =
+                switch kind {
+                case "continuation": frame(.continuation, "x", fin: fin)
+                case "unmasked": frame(.text, "x", fin: fin, masked: false)
+                default: frame(.text, "x", fin: fin)
+                }
             do { _ = try assembler.append(next) } catch { thrown = error }
         }
         #expect(thrown?.code == .protocolError)

@@ -1,7 +1,8 @@
 import Foundation
 import GRDB
-@testable import HeraldStore
 import Testing
+
+@testable import HeraldStore
 
 /// The raw binder behind the notification insert: every type lands as GRDB would bind it, and SQLite's
 /// errors come back as `DatabaseError`s.

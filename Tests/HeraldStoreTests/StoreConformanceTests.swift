@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
-@testable import HeraldStore
 import HeraldTesting
 import HeraldWire
 import Testing
+
+@testable import HeraldStore
 
 @Suite struct StoreConformanceTests {
     private static func temporaryPath() -> String {
@@ -78,7 +79,7 @@ import Testing
             group.addTask {
                 var largest = 0
                 while !Task.isCancelled {
-                    do { try await store.maintain() } catch where Task.isCancelled { break }  // GRDB interrupts it
+                    do { try await store.maintain() } catch  where Task.isCancelled { break }  // GRDB interrupts it
                     largest = max(largest, Self.fileSize(path + "-wal"))
                     try? await Task.sleep(for: .milliseconds(5))
                 }
@@ -127,7 +128,8 @@ import Testing
         let path = Self.temporaryPath()
         let gateway = try SQLiteStore(path: path)
         let cli = try SQLiteStore(path: path)
-        try await cli.saveKey(ProviderKey(teamID: "TEAM123456", keyID: "KEY1234567", topics: [], environment: .development, publicKeyPEM: "P", createdAt: Date()))
+        try await cli.saveKey(
+            ProviderKey(teamID: "TEAM123456", keyID: "KEY1234567", topics: [], environment: .development, publicKeyPEM: "P", createdAt: Date()))
         #expect(try await gateway.key(teamID: "TEAM123456", keyID: "KEY1234567") != nil)
     }
 

@@ -5,8 +5,10 @@ import Testing
     @Test func theCeilingDoublesUpToTheMaximumAndEachWaitIsInItsUpperHalf() {
         let initial = Duration.milliseconds(200)
         let maximum = Duration.seconds(5)
-        let ceilings: [Duration] = [.milliseconds(200), .milliseconds(400), .milliseconds(800), .milliseconds(1600),
-                                    .milliseconds(3200), .seconds(5), .seconds(5)]
+        let ceilings: [Duration] = [
+            .milliseconds(200), .milliseconds(400), .milliseconds(800), .milliseconds(1600),
+            .milliseconds(3200), .seconds(5), .seconds(5),
+        ]
         for (index, ceiling) in ceilings.enumerated() {
             for _ in 0..<200 {
                 let wait = Backoff.wait(attempt: index + 1, initial: initial, maximum: maximum)

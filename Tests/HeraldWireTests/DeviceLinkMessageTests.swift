@@ -36,7 +36,8 @@ import Testing
         #expect(String(decoding: try JSONValue.parse(Data(head.utf8)).encoded(), as: UTF8.self) == head)
     }
 
-    private static let head = #"{"type":"notification","apnsID":"6a0b0c1d-2e3f-4a5b-8c6d-7e8f9a0b1c2d","#
+    private static let head =
+        #"{"type":"notification","apnsID":"6a0b0c1d-2e3f-4a5b-8c6d-7e8f9a0b1c2d","#
         + #""uniqueID":"0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d","topic":"t","bundleID":"t","deviceToken":"ab","#
         + #""pushType":"alert","priority":10,"receivedAt":1,"#
 

@@ -11,8 +11,10 @@ import Testing
         #expect(value["o"] == .object([:]))
     }
 
-    @Test(arguments: ["", "{", "{\"a\":}", "[1,]", "01", "1.", "\"\u{01}\"", "{\"a\":1} x", "nul", "{'a':1}", "\"\\ud800\"",
-        "{,}", "[,1]", "{\"a\":1,}", "{\"a\":1 \"b\":2}", "[1 2]", "{\"a\" 1}", "[1,,2]"])
+    @Test(arguments: [
+        "", "{", "{\"a\":}", "[1,]", "01", "1.", "\"\u{01}\"", "{\"a\":1} x", "nul", "{'a':1}", "\"\\ud800\"",
+        "{,}", "[,1]", "{\"a\":1,}", "{\"a\":1 \"b\":2}", "[1 2]", "{\"a\" 1}", "[1,,2]",
+    ])
     func rejectsMalformedDocuments(_ text: String) {
         #expect(throws: JSONParser.SyntaxError.self) { try JSONValue.parse(Data(text.utf8)) }
     }
@@ -25,10 +27,12 @@ import Testing
 
     @Test func stringsWithAndWithoutEscapesAndIntegersAtTheLimits() throws {
         let text = #"["plain é", "before\nafter", "", 9223372036854775807, -9223372036854775808, 9223372036854775808, -0]"#
-        #expect(try JSONValue.parse(Data(text.utf8)) == .array([
-            .string("plain é"), .string("before\nafter"), .string(""),
-            .integer(.max), .integer(.min), .number(9_223_372_036_854_775_808), .integer(0),
-        ]))
+        #expect(
+            try JSONValue.parse(Data(text.utf8))
+                == .array([
+                    .string("plain é"), .string("before\nafter"), .string(""),
+                    .integer(.max), .integer(.min), .number(9_223_372_036_854_775_808), .integer(0),
+                ]))
     }
 
     @Test func largeObjectsKeepEveryMemberAndALaterDuplicateWins() throws {
@@ -53,7 +57,8 @@ import Testing
 
     /// The hand-written writer gives the text Foundation's encoder gives (sorted keys, `/` unescaped).
     @Test func writesWhatJSONEncoderWrites() throws {
-        let text = #"{"aps":{"alert":{"title":"Hi \"you\"","body":"a/b\\c\n\t\u0001\u001fé😀"},"badge":3},"n":[1,-2,0.5,1e300,-0.25,1e-7,true,false,null,{}],"z":[]}"#
+        let text =
+            #"{"aps":{"alert":{"title":"Hi \"you\"","body":"a/b\\c\n\t\u0001\u001fé😀"},"badge":3},"n":[1,-2,0.5,1e300,-0.25,1e-7,true,false,null,{}],"z":[]}"#
         let value = try JSONValue.parse(Data(text.utf8))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

@@ -5,7 +5,9 @@ import Testing
 @Suite struct RequestHeadTests {
     static let token = String(repeating: "ab", count: 32)
 
-    private func headers(_ extra: [(String, String)] = [], path: String = "/3/device/\(token)", method: String = "POST") -> [(name: String, value: String)] {
+    private func headers(_ extra: [(String, String)] = [], path: String = "/3/device/\(token)", method: String = "POST") -> [(
+        name: String, value: String
+    )] {
         [(":method", method), (":path", path), (":scheme", "https"), ("apns-topic", "com.example.app")] + extra
     }
 
@@ -20,10 +22,11 @@ import Testing
 
     @Test func parsesEveryHeader() throws {
         let id = "123E4567-E89B-12D3-A456-426655440000"
-        let head = try RequestHead.parse(headers([
-            ("apns-id", id), ("apns-push-type", "voip"), ("apns-priority", "5"), ("apns-expiration", "0"),
-            ("apns-collapse-id", "c"), ("authorization", "bearer a.b.c"),
-        ]))
+        let head = try RequestHead.parse(
+            headers([
+                ("apns-id", id), ("apns-push-type", "voip"), ("apns-priority", "5"), ("apns-expiration", "0"),
+                ("apns-collapse-id", "c"), ("authorization", "bearer a.b.c"),
+            ]))
         #expect(head.deviceToken.hex == Self.token)
         #expect(head.apnsID.map(APNsID.format) == id.lowercased())
         #expect(head.pushType == .voip)
@@ -72,7 +75,9 @@ import Testing
 
     @Test func deviceTokensAreHexOfPlausibleLength() {
         #expect(DeviceToken(hex: String(repeating: "A", count: 64))?.hex == String(repeating: "a", count: 64))
-        #expect(DeviceToken(hex: "0123456789ABCDEFabcdef" + String(repeating: "0", count: 42))?.hex == "0123456789abcdefabcdef" + String(repeating: "0", count: 42))
+        #expect(
+            DeviceToken(hex: "0123456789ABCDEFabcdef" + String(repeating: "0", count: 42))?.hex == "0123456789abcdefabcdef"
+                + String(repeating: "0", count: 42))
         #expect(DeviceToken(hex: "/3/device/abcdef0123456789".dropFirst(10))?.hex == "abcdef0123456789")
         #expect(DeviceToken(hex: String(repeating: "a", count: 63)) == nil)
         #expect(DeviceToken(hex: String(repeating: "a", count: 402)) == nil)

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldTesting
 import Testing
+
 @testable import UserNotifications
 
 @Suite struct AttachmentOptionsTests {
@@ -18,43 +19,52 @@ import Testing
         }
     }
 
-    static var validRects: [Any] { [
-        ["X": 0.25, "Y": 0.25, "Width": 0.5, "Height": 0.5],
-        ["X": 0, "Y": 0, "Width": 1, "Height": 1],
-        ["X": NSNumber(value: 0.1), "Y": NSNumber(value: 0), "Width": NSNumber(value: 0.9), "Height": NSNumber(value: 0.5)],
-        CGRect(x: 0.5, y: 0.5, width: 0.5, height: 0.5),
-    ] }
+    static var validRects: [Any] {
+        [
+            ["X": 0.25, "Y": 0.25, "Width": 0.5, "Height": 0.5],
+            ["X": 0, "Y": 0, "Width": 1, "Height": 1],
+            ["X": NSNumber(value: 0.1), "Y": NSNumber(value: 0), "Width": NSNumber(value: 0.9), "Height": NSNumber(value: 0.5)],
+            CGRect(x: 0.5, y: 0.5, width: 0.5, height: 0.5),
+        ]
+    }
 
     @Test(arguments: 0..<validRects.count)
     func clippingRectsInsideTheUnitSquareAreKept(index: Int) throws {
-        let attachment = try attach("a.png", AttachmentFixtures.png, [UNNotificationAttachmentOptionsThumbnailClippingRectKey: Self.validRects[index]])
+        let attachment = try attach(
+            "a.png", AttachmentFixtures.png, [UNNotificationAttachmentOptionsThumbnailClippingRectKey: Self.validRects[index]])
         let rect = try #require(attachment.options.thumbnailClippingRect)
         #expect(rect.x >= 0 && rect.y >= 0 && rect.x + rect.width <= 1 && rect.y + rect.height <= 1)
     }
 
     @Test func theCentreRectIsReadAsGiven() throws {
-        let attachment = try attach("a.png", AttachmentFixtures.png, [
-            UNNotificationAttachmentOptionsThumbnailClippingRectKey: ["X": 0.25, "Y": 0.25, "Width": 0.5, "Height": 0.5],
-        ])
+        let attachment = try attach(
+            "a.png", AttachmentFixtures.png,
+            [
+                UNNotificationAttachmentOptionsThumbnailClippingRectKey: ["X": 0.25, "Y": 0.25, "Width": 0.5, "Height": 0.5]
+            ])
         #expect(attachment.options.thumbnailClippingRect == ClippingRect(x: 0.25, y: 0.25, width: 0.5, height: 0.5))
     }
 
-    static var invalidRects: [Any] { [
-        ["X": 0.8, "Y": 0, "Width": 0.5, "Height": 0.5],
-        ["X": 0, "Y": 0.6, "Width": 0.5, "Height": 0.5],
-        ["X": -0.1, "Y": 0, "Width": 0.5, "Height": 0.5],
-        ["X": 0, "Y": 0, "Width": 0, "Height": 0.5],
-        ["X": 0, "Y": 0, "Width": 2, "Height": 2],
-        ["X": 0, "Y": 0, "Width": Double.nan, "Height": 0.5],
-        ["X": 0, "Y": 0, "Width": 0.5],
-        ["X": "0", "Y": 0, "Width": 0.5, "Height": 0.5] as [String: Any],
-        CGRect(x: 10, y: 10, width: 100, height: 100),
-        "0.25,0.25,0.5,0.5",
-    ] }
+    static var invalidRects: [Any] {
+        [
+            ["X": 0.8, "Y": 0, "Width": 0.5, "Height": 0.5],
+            ["X": 0, "Y": 0.6, "Width": 0.5, "Height": 0.5],
+            ["X": -0.1, "Y": 0, "Width": 0.5, "Height": 0.5],
+            ["X": 0, "Y": 0, "Width": 0, "Height": 0.5],
+            ["X": 0, "Y": 0, "Width": 2, "Height": 2],
+            ["X": 0, "Y": 0, "Width": Double.nan, "Height": 0.5],
+            ["X": 0, "Y": 0, "Width": 0.5],
+            ["X": "0", "Y": 0, "Width": 0.5, "Height": 0.5] as [String: Any],
+            CGRect(x: 10, y: 10, width: 100, height: 100),
+            "0.25,0.25,0.5,0.5",
+        ]
+    }
 
     @Test(arguments: 0..<invalidRects.count)
     func clippingRectsOutsideTheUnitSquareOrMalformedAreRefused(index: Int) {
-        #expect(errorCode("a.png", AttachmentFixtures.png, [UNNotificationAttachmentOptionsThumbnailClippingRectKey: Self.invalidRects[index]]) == .attachmentCorrupt)
+        #expect(
+            errorCode("a.png", AttachmentFixtures.png, [UNNotificationAttachmentOptionsThumbnailClippingRectKey: Self.invalidRects[index]])
+                == .attachmentCorrupt)
     }
 
     @Test(arguments: [(UInt8(0), 5.0), (0, 10.0), (1, 0.0), (1, 9.99)])
@@ -66,7 +76,9 @@ import Testing
 
     @Test(arguments: [(UInt8(0), 10.5), (1, 11.0), (0, 3600.0)])
     func thumbnailTimesPastTheEndAreRefused(version: UInt8, seconds: Double) {
-        #expect(errorCode("clip.mp4", AttachmentFixtures.mp4(version: version), [UNNotificationAttachmentOptionsThumbnailTimeKey: seconds]) == .attachmentCorrupt)
+        #expect(
+            errorCode("clip.mp4", AttachmentFixtures.mp4(version: version), [UNNotificationAttachmentOptionsThumbnailTimeKey: seconds])
+                == .attachmentCorrupt)
     }
 
     @Test func aVersionOneMovieHeaderWithA64BitDuration() throws {
@@ -82,7 +94,9 @@ import Testing
 
     @Test func thumbnailTimeAsACMTimeDictionary() throws {
         let fiveSeconds: [String: Any] = ["value": 3000, "timescale": 600, "flags": 1, "epoch": 0]
-        #expect(try attach("clip.mp4", AttachmentFixtures.mp4(), [UNNotificationAttachmentOptionsThumbnailTimeKey: fiveSeconds]).options.thumbnailTime == 5)
+        #expect(
+            try attach("clip.mp4", AttachmentFixtures.mp4(), [UNNotificationAttachmentOptionsThumbnailTimeKey: fiveSeconds]).options.thumbnailTime
+                == 5)
         let fifteen: [String: Any] = ["value": 9000, "timescale": 600]
         #expect(errorCode("clip.mp4", AttachmentFixtures.mp4(), [UNNotificationAttachmentOptionsThumbnailTimeKey: fifteen]) == .attachmentCorrupt)
         let invalid: [String: Any] = ["value": 600, "timescale": 600, "flags": 0]
@@ -112,18 +126,23 @@ import Testing
     }
 
     @Test func thumbnailHiddenMustBeABoolean() throws {
-        #expect(try attach("a.png", AttachmentFixtures.png, [UNNotificationAttachmentOptionsThumbnailHiddenKey: true]).options.thumbnailHidden == true)
-        #expect(try attach("a.png", AttachmentFixtures.png, [UNNotificationAttachmentOptionsThumbnailHiddenKey: NSNumber(value: false)]).options.thumbnailHidden == false)
+        #expect(
+            try attach("a.png", AttachmentFixtures.png, [UNNotificationAttachmentOptionsThumbnailHiddenKey: true]).options.thumbnailHidden == true)
+        #expect(
+            try attach("a.png", AttachmentFixtures.png, [UNNotificationAttachmentOptionsThumbnailHiddenKey: NSNumber(value: false)]).options
+                .thumbnailHidden == false)
         #expect(errorCode("a.png", AttachmentFixtures.png, [UNNotificationAttachmentOptionsThumbnailHiddenKey: "yes"]) == .attachmentCorrupt)
     }
 
     @Test func unknownKeysAreIgnoredAndOptionsRoundTripAsADictionary() throws {
-        let attachment = try attach("a.png", AttachmentFixtures.png, [
-            "SomethingElse": Date(),
-            UNNotificationAttachmentOptionsTypeHintKey: "public.png",
-            UNNotificationAttachmentOptionsThumbnailHiddenKey: false,
-            UNNotificationAttachmentOptionsThumbnailClippingRectKey: ["X": 0, "Y": 0, "Width": 0.5, "Height": 0.5],
-        ])
+        let attachment = try attach(
+            "a.png", AttachmentFixtures.png,
+            [
+                "SomethingElse": Date(),
+                UNNotificationAttachmentOptionsTypeHintKey: "public.png",
+                UNNotificationAttachmentOptionsThumbnailHiddenKey: false,
+                UNNotificationAttachmentOptionsThumbnailClippingRectKey: ["X": 0, "Y": 0, "Width": 0.5, "Height": 0.5],
+            ])
         #expect(try AttachmentOptions(attachment.options.dictionary) == attachment.options)
         #expect(attachment.options.dictionary.count == 3)
     }

@@ -39,10 +39,12 @@ import UserNotifications
     @Test func aFullStoreRefusesAndGivesTheFileBack() async throws {
         let harness = try EngineHarness()  // capacity 1 MB
         try await harness.authorize()
-        let big = try harness.directory.largeFile("big.png", head: AttachmentFixtures.png, size: 1_500_000, tail: [0, 0, 0, 0] + Array("IEND".utf8) + [0xAE, 0x42, 0x60, 0x82])
-        #expect(await unError {
-            _ = try await harness.engine.add(try request("big", attaching: big), of: EngineHarness.app, now: EngineHarness.start)
-        } == .attachmentMoveIntoDataStoreFailed)
+        let big = try harness.directory.largeFile(
+            "big.png", head: AttachmentFixtures.png, size: 1_500_000, tail: [0, 0, 0, 0] + Array("IEND".utf8) + [0xAE, 0x42, 0x60, 0x82])
+        #expect(
+            await unError {
+                _ = try await harness.engine.add(try request("big", attaching: big), of: EngineHarness.app, now: EngineHarness.start)
+            } == .attachmentMoveIntoDataStoreFailed)
         #expect(FileManager.default.fileExists(atPath: big.path))
     }
 
@@ -52,8 +54,9 @@ import UserNotifications
         let photo = try harness.directory.file("gone.png", AttachmentFixtures.png + [0, 0])
         let record = try request("gone", attaching: photo)
         try FileManager.default.removeItem(at: photo)
-        #expect(await unError {
-            _ = try await harness.engine.add(record, of: EngineHarness.app, now: EngineHarness.start)
-        } == .attachmentInvalidURL)
+        #expect(
+            await unError {
+                _ = try await harness.engine.add(record, of: EngineHarness.app, now: EngineHarness.start)
+            } == .attachmentInvalidURL)
     }
 }

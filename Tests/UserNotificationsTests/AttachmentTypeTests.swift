@@ -1,6 +1,7 @@
 import Foundation
 import HeraldTesting
 import Testing
+
 @testable import UserNotifications
 
 @Suite struct AttachmentTypeTests {
@@ -43,8 +44,9 @@ import Testing
 
     @Test func aContradictingHintDoesNotOverrideClearContent() throws {
         let directory = try TemporaryDirectory()
-        let attachment = try UNNotificationAttachment(identifier: "a", url: try directory.file("photo.jpg", AttachmentFixtures.png),
-                                                      options: [UNNotificationAttachmentOptionsTypeHintKey: "public.jpeg"])
+        let attachment = try UNNotificationAttachment(
+            identifier: "a", url: try directory.file("photo.jpg", AttachmentFixtures.png),
+            options: [UNNotificationAttachmentOptionsTypeHintKey: "public.jpeg"])
         #expect(attachment.type == "public.png")
     }
 
@@ -54,21 +56,24 @@ import Testing
         #expect(try UNNotificationAttachment(identifier: "", url: try directory.file("a.mp4", noTracks)).type == "public.mpeg-4")
         #expect(try UNNotificationAttachment(identifier: "", url: try directory.file("b.m4a", noTracks)).type == "public.mpeg-4-audio")
         for hint in ["public.mpeg-4-audio", "com.apple.m4a-audio"] {
-            let hinted = try UNNotificationAttachment(identifier: "", url: try directory.file("c.mp4", noTracks),
-                                                      options: [UNNotificationAttachmentOptionsTypeHintKey: hint])
+            let hinted = try UNNotificationAttachment(
+                identifier: "", url: try directory.file("c.mp4", noTracks),
+                options: [UNNotificationAttachmentOptionsTypeHintKey: hint])
             #expect(hinted.type == "public.mpeg-4-audio")
         }
         // The hint wins over the extension.
-        let both = try UNNotificationAttachment(identifier: "", url: try directory.file("d.m4a", noTracks),
-                                                options: [UNNotificationAttachmentOptionsTypeHintKey: "public.mpeg-4"])
+        let both = try UNNotificationAttachment(
+            identifier: "", url: try directory.file("d.m4a", noTracks),
+            options: [UNNotificationAttachmentOptionsTypeHintKey: "public.mpeg-4"])
         #expect(both.type == "public.mpeg-4")
     }
 
     @Test func aLoneMP3FrameHeaderNeedsAHintOrTheExtension() throws {
         let directory = try TemporaryDirectory()
         #expect(try UNNotificationAttachment(identifier: "", url: try directory.file("a.mp3", AttachmentFixtures.mp3Weak)).type == "public.mp3")
-        let hinted = try UNNotificationAttachment(identifier: "", url: try directory.file("a.bin", AttachmentFixtures.mp3Weak),
-                                                  options: [UNNotificationAttachmentOptionsTypeHintKey: "public.mp3"])
+        let hinted = try UNNotificationAttachment(
+            identifier: "", url: try directory.file("a.bin", AttachmentFixtures.mp3Weak),
+            options: [UNNotificationAttachmentOptionsTypeHintKey: "public.mp3"])
         #expect(hinted.type == "public.mp3")
         let error = #expect(throws: UNError.self) {
             try UNNotificationAttachment(identifier: "", url: try directory.file("b.bin", AttachmentFixtures.mp3Weak))
@@ -97,8 +102,9 @@ import Testing
     @Test func aHintThatIsNotAStringIsRefused() throws {
         let directory = try TemporaryDirectory()
         let error = #expect(throws: UNError.self) {
-            try UNNotificationAttachment(identifier: "", url: try directory.file("a.png", AttachmentFixtures.png),
-                                         options: [UNNotificationAttachmentOptionsTypeHintKey: 42])
+            try UNNotificationAttachment(
+                identifier: "", url: try directory.file("a.png", AttachmentFixtures.png),
+                options: [UNNotificationAttachmentOptionsTypeHintKey: 42])
         }
         #expect(error?.code == .attachmentUnrecognizedType)
     }

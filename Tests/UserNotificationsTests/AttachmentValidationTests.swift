@@ -1,6 +1,7 @@
 import Foundation
 import HeraldTesting
 import Testing
+
 @testable import UserNotifications
 
 @Suite struct AttachmentValidationTests {
@@ -18,7 +19,8 @@ import Testing
 
     @Test func aMissingFileADirectoryOrANonFileURLIsAnInvalidURL() throws {
         let directory = try TemporaryDirectory()
-        #expect(code { try UNNotificationAttachment(identifier: "", url: directory.url.appendingPathComponent("missing.png")) } == .attachmentInvalidURL)
+        #expect(
+            code { try UNNotificationAttachment(identifier: "", url: directory.url.appendingPathComponent("missing.png")) } == .attachmentInvalidURL)
         #expect(code { try UNNotificationAttachment(identifier: "", url: directory.url) } == .attachmentInvalidURL)
         #expect(code { try UNNotificationAttachment(identifier: "", url: URL(string: "https://example.com/a.png")!) } == .attachmentInvalidURL)
     }
@@ -57,11 +59,20 @@ import Testing
     /// Files at their kind's limit pass; one byte more is refused. MB = 10^6 bytes.
     static let limits: [(name: String, head: [UInt8], tail: [UInt8], limit: UInt64)] = [
         ("photo.jpg", Array(AttachmentFixtures.jpeg.dropLast(2)), [0xFF, 0xD9], 10_000_000),
-        ("sound.wav", AttachmentFixtures.riff("WAVE", AttachmentFixtures.ascii("data") + AttachmentFixtures.littleEndian32(4_999_980)), [], 5_000_000),
-        ("voice.m4a", AttachmentFixtures.ftyp("M4A ") + AttachmentFixtures.box("moov", AttachmentFixtures.mvhd(version: 0, timescale: 1000, duration: 1000))
-            + AttachmentFixtures.bigEndian32(0) + AttachmentFixtures.ascii("mdat"), [], 5_000_000),
-        ("movie.mp4", AttachmentFixtures.ftyp("isom") + AttachmentFixtures.box("moov", AttachmentFixtures.mvhd(version: 0, timescale: 1000, duration: 1000))
-            + AttachmentFixtures.bigEndian32(0) + AttachmentFixtures.ascii("mdat"), [], 50_000_000),
+        (
+            "sound.wav", AttachmentFixtures.riff("WAVE", AttachmentFixtures.ascii("data") + AttachmentFixtures.littleEndian32(4_999_980)), [],
+            5_000_000
+        ),
+        (
+            "voice.m4a",
+            AttachmentFixtures.ftyp("M4A ") + AttachmentFixtures.box("moov", AttachmentFixtures.mvhd(version: 0, timescale: 1000, duration: 1000))
+                + AttachmentFixtures.bigEndian32(0) + AttachmentFixtures.ascii("mdat"), [], 5_000_000
+        ),
+        (
+            "movie.mp4",
+            AttachmentFixtures.ftyp("isom") + AttachmentFixtures.box("moov", AttachmentFixtures.mvhd(version: 0, timescale: 1000, duration: 1000))
+                + AttachmentFixtures.bigEndian32(0) + AttachmentFixtures.ascii("mdat"), [], 50_000_000
+        ),
     ]
 
     @Test(arguments: limits)
@@ -73,8 +84,10 @@ import Testing
         #expect(code { try UNNotificationAttachment(identifier: "", url: over) } == .attachmentInvalidFileSize)
     }
 
-    @Test(arguments: [("anim.gif", AttachmentFixtures.gif(frames: 1), UInt64(10_000_001)), ("song.mp3", AttachmentFixtures.mp3WithID3, 5_000_001),
-                      ("clip.avi", AttachmentFixtures.avi(), 50_000_001)])
+    @Test(arguments: [
+        ("anim.gif", AttachmentFixtures.gif(frames: 1), UInt64(10_000_001)), ("song.mp3", AttachmentFixtures.mp3WithID3, 5_000_001),
+        ("clip.avi", AttachmentFixtures.avi(), 50_000_001),
+    ])
     func sizeIsCheckedBeforeTheStructure(name: String, head: [UInt8], size: UInt64) throws {
         let directory = try TemporaryDirectory()
         let url = try directory.largeFile(name, head: head, size: size)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import UserNotifications
 
 @Suite struct CalendarTriggerTests {
@@ -21,21 +22,23 @@ import Testing
 
     @Test func dailyTimeInASpringForwardGapFiresAfterTheGapThatDay() {
         let daily = DateComponents(hour: 2, minute: 30)
-        #expect(firings(daily, from: "2026-03-07T12:00:00-05:00", count: 3) == [
-            Dates.date("2026-03-08T03:30:00-04:00"),  // 02:30 does not exist: 03:30, not the next day
-            Dates.date("2026-03-09T02:30:00-04:00"),
-            Dates.date("2026-03-10T02:30:00-04:00"),
-        ])
+        #expect(
+            firings(daily, from: "2026-03-07T12:00:00-05:00", count: 3) == [
+                Dates.date("2026-03-08T03:30:00-04:00"),  // 02:30 does not exist: 03:30, not the next day
+                Dates.date("2026-03-09T02:30:00-04:00"),
+                Dates.date("2026-03-10T02:30:00-04:00"),
+            ])
         #expect(next(daily, after: "2026-03-08T01:59:00-05:00") == Dates.date("2026-03-08T03:30:00-04:00"))
     }
 
     @Test func dailyTimeInAFallBackOverlapFiresOnceAtTheFirst() {
         let daily = DateComponents(hour: 1, minute: 30)
-        #expect(firings(daily, from: "2026-10-31T12:00:00-04:00", count: 3) == [
-            Dates.date("2026-11-01T01:30:00-04:00"),
-            Dates.date("2026-11-02T01:30:00-05:00"),
-            Dates.date("2026-11-03T01:30:00-05:00"),
-        ])
+        #expect(
+            firings(daily, from: "2026-10-31T12:00:00-04:00", count: 3) == [
+                Dates.date("2026-11-01T01:30:00-04:00"),
+                Dates.date("2026-11-02T01:30:00-05:00"),
+                Dates.date("2026-11-03T01:30:00-05:00"),
+            ])
         // Asked from between the two 01:30s (Foundation alone answers the second one here).
         #expect(next(daily, after: "2026-11-01T01:45:00-04:00") == Dates.date("2026-11-02T01:30:00-05:00"))
         #expect(next(daily, after: "2026-11-01T01:30:01-04:00") == Dates.date("2026-11-02T01:30:00-05:00"))
@@ -43,14 +46,16 @@ import Testing
 
     @Test func hourlyTriggerFiresInBothRepeatedHoursAndOnceAroundTheGap() {
         let hourly = DateComponents(minute: 30)
-        #expect(firings(hourly, from: "2026-11-01T00:00:00-04:00", count: 4) == [
-            Dates.date("2026-11-01T00:30:00-04:00"), Dates.date("2026-11-01T01:30:00-04:00"),
-            Dates.date("2026-11-01T01:30:00-05:00"), Dates.date("2026-11-01T02:30:00-05:00"),
-        ])
-        #expect(firings(hourly, from: "2026-03-08T00:00:00-05:00", count: 3) == [
-            Dates.date("2026-03-08T00:30:00-05:00"), Dates.date("2026-03-08T01:30:00-05:00"),
-            Dates.date("2026-03-08T03:30:00-04:00"),
-        ])
+        #expect(
+            firings(hourly, from: "2026-11-01T00:00:00-04:00", count: 4) == [
+                Dates.date("2026-11-01T00:30:00-04:00"), Dates.date("2026-11-01T01:30:00-04:00"),
+                Dates.date("2026-11-01T01:30:00-05:00"), Dates.date("2026-11-01T02:30:00-05:00"),
+            ])
+        #expect(
+            firings(hourly, from: "2026-03-08T00:00:00-05:00", count: 3) == [
+                Dates.date("2026-03-08T00:30:00-05:00"), Dates.date("2026-03-08T01:30:00-05:00"),
+                Dates.date("2026-03-08T03:30:00-04:00"),
+            ])
     }
 
     @Test func theThirtyFirstFiresOnlyInMonthsThatHaveOne() {
@@ -90,12 +95,14 @@ import Testing
     }
 
     @Test func weekdayOrdinalPicksTheNthWeekdayOfTheMonth() {
-        #expect(next(DateComponents(hour: 9, weekday: 2, weekdayOrdinal: 1), after: "2026-01-06T00:00:00-05:00")
-            == Dates.date("2026-02-02T09:00:00-05:00"))
+        #expect(
+            next(DateComponents(hour: 9, weekday: 2, weekdayOrdinal: 1), after: "2026-01-06T00:00:00-05:00")
+                == Dates.date("2026-02-02T09:00:00-05:00"))
         // Fifth Fridays: January 2026, then none until May.
-        #expect(firings(DateComponents(hour: 10, weekday: 6, weekdayOrdinal: 5), from: "2026-01-01T00:00:00-05:00", count: 2) == [
-            Dates.date("2026-01-30T10:00:00-05:00"), Dates.date("2026-05-29T10:00:00-04:00"),
-        ])
+        #expect(
+            firings(DateComponents(hour: 10, weekday: 6, weekdayOrdinal: 5), from: "2026-01-01T00:00:00-05:00", count: 2) == [
+                Dates.date("2026-01-30T10:00:00-05:00"), Dates.date("2026-05-29T10:00:00-04:00"),
+            ])
     }
 
     @Test func componentsWithATimeZoneFireAtThatInstantAnywhere() {
@@ -112,14 +119,16 @@ import Testing
         #expect(next(nine, after: "2026-01-06T00:00:00Z", in: Dates.calendar("America/New_York")) == Dates.date("2026-01-06T14:00:00Z"))
         #expect(next(nine, after: "2026-01-06T00:00:00Z", in: Dates.calendar("Europe/Paris")) == Dates.date("2026-01-06T08:00:00Z"))
         // Across the spring-forward change the wall clock stays at 09:00: the instant moves an hour.
-        #expect(firings(nine, from: "2026-03-07T00:00:00-05:00", count: 2) == [
-            Dates.date("2026-03-07T09:00:00-05:00"), Dates.date("2026-03-08T09:00:00-04:00"),
-        ])
+        #expect(
+            firings(nine, from: "2026-03-07T00:00:00-05:00", count: 2) == [
+                Dates.date("2026-03-07T09:00:00-05:00"), Dates.date("2026-03-08T09:00:00-04:00"),
+            ])
         var utcNine = nine
         utcNine.timeZone = TimeZone(identifier: "UTC")
-        #expect(firings(utcNine, from: "2026-03-07T00:00:00-05:00", count: 2) == [
-            Dates.date("2026-03-07T09:00:00Z"), Dates.date("2026-03-08T09:00:00Z"),
-        ])
+        #expect(
+            firings(utcNine, from: "2026-03-07T00:00:00-05:00", count: 2) == [
+                Dates.date("2026-03-07T09:00:00Z"), Dates.date("2026-03-08T09:00:00Z"),
+            ])
     }
 
     @Test func aPastOneShotDateNeverFiresAndAFutureOneFiresOnce() {
@@ -159,8 +168,12 @@ import Testing
 
     @Test func equalityIsByComponentsAndRepetition() {
         let components = DateComponents(hour: 8, minute: 30)
-        #expect(UNCalendarNotificationTrigger(dateMatching: components, repeats: true) == UNCalendarNotificationTrigger(dateMatching: components, repeats: true))
-        #expect(UNCalendarNotificationTrigger(dateMatching: components, repeats: true) != UNCalendarNotificationTrigger(dateMatching: components, repeats: false))
+        #expect(
+            UNCalendarNotificationTrigger(dateMatching: components, repeats: true)
+                == UNCalendarNotificationTrigger(dateMatching: components, repeats: true))
+        #expect(
+            UNCalendarNotificationTrigger(dateMatching: components, repeats: true)
+                != UNCalendarNotificationTrigger(dateMatching: components, repeats: false))
         #expect(UNCalendarNotificationTrigger(dateMatching: components, repeats: true).dateComponents == components)
     }
 }

@@ -1,7 +1,7 @@
 import CoreLocation
 import Foundation
-import Synchronization
 import HeraldTesting
+import Synchronization
 import Testing
 import UserNotifications
 
@@ -39,9 +39,10 @@ import UserNotifications
         #expect(await center.notificationSettings().authorizationStatus == .authorized)
 
         try await center.add(UNNotificationRequest(identifier: "now", content: content("Now"), trigger: nil))
-        try await center.add(UNNotificationRequest(
-            identifier: "soon", content: content("Soon"), trigger: UNTimeIntervalNotificationTrigger(timeInterval: 0.3, repeats: false)
-        ))
+        try await center.add(
+            UNNotificationRequest(
+                identifier: "soon", content: content("Soon"), trigger: UNTimeIntervalNotificationTrigger(timeInterval: 0.3, repeats: false)
+            ))
         #expect(await center.pendingNotificationRequests().map(\.identifier) == ["soon"])
         // The delegate hears of a notification before the center records it as delivered: wait for both.
         let deadline = ContinuousClock.now + .seconds(10)
@@ -91,9 +92,10 @@ import UserNotifications
 
     @Test(.timeLimit(.minutes(1))) func aDelegateThatNeverAnswersWillPresentDoesNotHoldUpTheApp() async throws {
         let harness = try EngineHarness()
-        let center = UNUserNotificationCenter(runtime: CenterRuntime(
-            bundleID: EngineHarness.app, engine: .success(harness.engine), willPresentTimeout: .milliseconds(300)
-        ))
+        let center = UNUserNotificationCenter(
+            runtime: CenterRuntime(
+                bundleID: EngineHarness.app, engine: .success(harness.engine), willPresentTimeout: .milliseconds(300)
+            ))
         center.start()
         let handler = SilentHandler()
         center.delegate = handler
@@ -106,9 +108,10 @@ import UserNotifications
         // Presented as for an app that does not run: a banner and in the list.
         #expect(harness.presenter.shown.map(\.title) == ["Unanswered"])
         #expect(await center.deliveredNotifications().map(\.request.identifier) == ["unanswered"])
-        try await center.add(UNNotificationRequest(
-            identifier: "later", content: content("Later"), trigger: UNTimeIntervalNotificationTrigger(timeInterval: 3600, repeats: false)
-        ))
+        try await center.add(
+            UNNotificationRequest(
+                identifier: "later", content: content("Later"), trigger: UNTimeIntervalNotificationTrigger(timeInterval: 3600, repeats: false)
+            ))
         #expect(await center.pendingNotificationRequests().map(\.identifier) == ["later"])
     }
 
@@ -117,22 +120,26 @@ import UserNotifications
         let center = center(harness)
         let odd = content("Odd")
         odd.userInfo = ["when": NSObject()]
-        #expect(await unError {
-            try await center.add(UNNotificationRequest(identifier: "odd", content: odd, trigger: nil))
-        } == .contentProvidingInvalid)
+        #expect(
+            await unError {
+                try await center.add(UNNotificationRequest(identifier: "odd", content: odd, trigger: nil))
+            } == .contentProvidingInvalid)
     }
 
     @Test func locationTriggersFollowTheSimulatedLocation() async throws {
         let harness = try EngineHarness()
         let location = SimulatedLocation(dataDirectory: harness.directory.url)
-        let center = UNUserNotificationCenter(runtime: CenterRuntime(bundleID: EngineHarness.app, engine: .success(harness.engine), location: location))
+        let center = UNUserNotificationCenter(
+            runtime: CenterRuntime(bundleID: EngineHarness.app, engine: .success(harness.engine), location: location))
         center.start()
         let handler = Handler()
         center.delegate = handler
         _ = try await center.requestAuthorization(options: [.alert])
         let office = CLCircularRegion(center: CLLocationCoordinate2D(latitude: 52.52, longitude: 13.405), radius: 100, identifier: "office")
         office.notifyOnExit = false
-        try await center.add(UNNotificationRequest(identifier: "arrived", content: content("Welcome"), trigger: UNLocationNotificationTrigger(region: office, repeats: false)))
+        try await center.add(
+            UNNotificationRequest(
+                identifier: "arrived", content: content("Welcome"), trigger: UNLocationNotificationTrigger(region: office, repeats: false)))
         try location.set(CLLocationCoordinate2D(latitude: 48.85, longitude: 2.35))
         try await Task.sleep(for: .milliseconds(1500))
         #expect(handler.seen.withLock { $0 }.isEmpty)

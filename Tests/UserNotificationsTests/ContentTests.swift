@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import UserNotifications
 
 @Suite struct ContentTests {
@@ -121,8 +122,9 @@ import Testing
     @Test func requestsCompareByIdentifierContentAndTrigger() {
         let trigger = UNTimeIntervalNotificationTrigger(timeInterval: 60, repeats: false)
         let first = UNNotificationRequest(identifier: "a", content: Self.filledContent(), trigger: trigger)
-        let same = UNNotificationRequest(identifier: "a", content: Self.filledContent(),
-                                         trigger: UNTimeIntervalNotificationTrigger(timeInterval: 60, repeats: false))
+        let same = UNNotificationRequest(
+            identifier: "a", content: Self.filledContent(),
+            trigger: UNTimeIntervalNotificationTrigger(timeInterval: 60, repeats: false))
         #expect(first == same)
         #expect(first != UNNotificationRequest(identifier: "b", content: Self.filledContent(), trigger: trigger))
         #expect(first != UNNotificationRequest(identifier: "a", content: Self.filledContent(), trigger: nil))

@@ -108,7 +108,8 @@ import UserNotifications
         _ = try await harness.add("mine", trigger: UNTimeIntervalNotificationTrigger(timeInterval: 10, repeats: false))
         let content = UNMutableNotificationContent()
         content.title = "theirs"
-        let theirs = UNNotificationRequest(identifier: "theirs", content: content, trigger: UNTimeIntervalNotificationTrigger(timeInterval: 5, repeats: false))
+        let theirs = UNNotificationRequest(
+            identifier: "theirs", content: content, trigger: UNTimeIntervalNotificationTrigger(timeInterval: 5, repeats: false))
         _ = try await harness.engine.add(try RequestRecord(theirs), of: "com.example.other", now: start)
         #expect(try await harness.engine.nextFireDate(app: EngineHarness.app) == start.addingTimeInterval(10))
         let fired = try await harness.engine.tick(now: start.addingTimeInterval(20), app: EngineHarness.app)
@@ -123,7 +124,8 @@ import UserNotifications
         _ = try await harness.add("b", trigger: UNTimeIntervalNotificationTrigger(timeInterval: 10, repeats: false))
         let prepared = try await harness.engine.prepare(dueBy: start.addingTimeInterval(10), app: nil)
         #expect(prepared.count == 2)
-        _ = try await harness.add("a", title: "new", trigger: UNTimeIntervalNotificationTrigger(timeInterval: 100, repeats: false), at: start.addingTimeInterval(5))
+        _ = try await harness.add(
+            "a", title: "new", trigger: UNTimeIntervalNotificationTrigger(timeInterval: 100, repeats: false), at: start.addingTimeInterval(5))
         let fired = try await harness.engine.settle(prepared, now: start.addingTimeInterval(10))
         #expect(fired.map(\.notification.request.identifier) == ["b"])
         #expect(try await harness.engine.pending(of: EngineHarness.app).map(\.content.title) == ["new"])
@@ -207,16 +209,19 @@ import UserNotifications
     @Test func badRequestsGetApplesErrors() async throws {
         let harness = try EngineHarness()
         try await harness.authorize()
-        #expect(await unError {
-            _ = try await harness.add("zero", trigger: UNTimeIntervalNotificationTrigger(timeInterval: 0, repeats: false))
-        } == .notificationInvalidNoDate)
-        #expect(await unError {
-            _ = try await harness.add("fast", trigger: UNTimeIntervalNotificationTrigger(timeInterval: 30, repeats: true))
-        } == .notificationInvalidNoDate)
-        #expect(await unError {
-            let empty = UNNotificationRequest(identifier: "empty", content: UNMutableNotificationContent(), trigger: nil)
-            _ = try await harness.engine.add(try RequestRecord(empty), of: EngineHarness.app, now: start)
-        } == .notificationInvalidNoContent)
+        #expect(
+            await unError {
+                _ = try await harness.add("zero", trigger: UNTimeIntervalNotificationTrigger(timeInterval: 0, repeats: false))
+            } == .notificationInvalidNoDate)
+        #expect(
+            await unError {
+                _ = try await harness.add("fast", trigger: UNTimeIntervalNotificationTrigger(timeInterval: 30, repeats: true))
+            } == .notificationInvalidNoDate)
+        #expect(
+            await unError {
+                let empty = UNNotificationRequest(identifier: "empty", content: UNMutableNotificationContent(), trigger: nil)
+                _ = try await harness.engine.add(try RequestRecord(empty), of: EngineHarness.app, now: start)
+            } == .notificationInvalidNoContent)
         #expect(await unError { try await harness.engine.setBadge(-1, of: EngineHarness.app) } == .badgeInputInvalid)
         #expect(try await harness.pendingIDs().isEmpty)
         // A one-shot date in the past is accepted and never fires.

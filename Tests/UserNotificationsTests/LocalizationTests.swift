@@ -1,6 +1,7 @@
 import Foundation
 import HeraldTesting
 import Testing
+
 @testable import UserNotifications
 
 @Suite struct StringFormatTests {

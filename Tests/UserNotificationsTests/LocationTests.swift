@@ -2,6 +2,7 @@ import CoreLocation
 import Foundation
 import HeraldTesting
 import Testing
+
 @testable import UserNotifications
 
 @Suite struct LocationTests {

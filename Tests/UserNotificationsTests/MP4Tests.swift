@@ -1,5 +1,6 @@
 import HeraldTesting
 import Testing
+
 @testable import UserNotifications
 
 @Suite struct MP4Tests {
@@ -17,7 +18,9 @@ import Testing
     }
 
     @Test func walksLargeSizeAndToTheEndBoxes() throws {
-        let largeSize = AttachmentFixtures.bigEndian32(1) + AttachmentFixtures.ascii("free") + AttachmentFixtures.bigEndian64(24) + [UInt8](repeating: 0, count: 8)
+        let largeSize =
+            AttachmentFixtures.bigEndian32(1) + AttachmentFixtures.ascii("free") + AttachmentFixtures.bigEndian64(24)
+            + [UInt8](repeating: 0, count: 8)
         let toTheEnd = AttachmentFixtures.bigEndian32(0) + AttachmentFixtures.ascii("mdat") + [1, 2, 3]
         let bytes = AttachmentFixtures.ftyp("isom") + largeSize + toTheEnd
         let boxes = try MP4.boxes(in: MemoryByteReader(bytes), from: 0, to: UInt64(bytes.count))
@@ -27,10 +30,10 @@ import Testing
     }
 
     @Test(arguments: [
-        Array(AttachmentFixtures.mp4().dropLast(1)),                                 // mdat runs past the end
-        AttachmentFixtures.bigEndian32(4) + AttachmentFixtures.ascii("free"),                  // smaller than its header
-        AttachmentFixtures.ftyp("isom") + [0, 0, 0],                                 // ends inside a header
-        AttachmentFixtures.bigEndian32(1) + AttachmentFixtures.ascii("free") + [0, 0],         // ends inside a 64-bit size
+        Array(AttachmentFixtures.mp4().dropLast(1)),  // mdat runs past the end
+        AttachmentFixtures.bigEndian32(4) + AttachmentFixtures.ascii("free"),  // smaller than its header
+        AttachmentFixtures.ftyp("isom") + [0, 0, 0],  // ends inside a header
+        AttachmentFixtures.bigEndian32(1) + AttachmentFixtures.ascii("free") + [0, 0],  // ends inside a 64-bit size
     ])
     func malformedBoxesAreCorrupt(bytes: [UInt8]) {
         let error = #expect(throws: UNError.self) { try MP4.boxes(in: MemoryByteReader(bytes), from: 0, to: UInt64(bytes.count)) }
@@ -46,8 +49,9 @@ import Testing
         #expect(try AttachmentSniffer.sniff(MemoryByteReader(AttachmentFixtures.mp4(brand: "M4A ", handlers: ["vide"]))) == .format(.mpeg4Audio))
         #expect(try AttachmentSniffer.sniff(MemoryByteReader(AttachmentFixtures.mp4(brand: "mp42", handlers: ["soun"]))) == .format(.mpeg4Audio))
         #expect(try AttachmentSniffer.sniff(MemoryByteReader(AttachmentFixtures.mp4(brand: "mp42", handlers: ["soun", "vide"]))) == .format(.mpeg4))
-        #expect(try AttachmentSniffer.sniff(MemoryByteReader(AttachmentFixtures.mp4(brand: "mp42", handlers: []))) ==
-            .ambiguous(candidates: [.mpeg4, .mpeg4Audio], fallback: .mpeg4))
+        #expect(
+            try AttachmentSniffer.sniff(MemoryByteReader(AttachmentFixtures.mp4(brand: "mp42", handlers: [])))
+                == .ambiguous(candidates: [.mpeg4, .mpeg4Audio], fallback: .mpeg4))
         #expect(try AttachmentSniffer.sniff(MemoryByteReader(AttachmentFixtures.mp4(brand: "qt  "))) == .unknown)
     }
 

@@ -2,6 +2,7 @@ import CoreLocation
 import Foundation
 import HeraldTesting
 import Testing
+
 @testable import UserNotifications
 
 @Suite struct RecordTests {
@@ -102,9 +103,13 @@ import Testing
         let directory = try TemporaryDirectory()
         let content = ContentTests.filledContent()
         content.sound = .criticalSoundNamed(UNNotificationSoundName("alarm.caf"), withAudioVolume: 0.5)
-        content.attachments = [try UNNotificationAttachment(identifier: "img", url: try directory.file("a.png", AttachmentFixtures.png), options: [
-            UNNotificationAttachmentOptionsThumbnailClippingRectKey: ["X": 0.25, "Y": 0.25, "Width": 0.5, "Height": 0.5],
-        ])]
+        content.attachments = [
+            try UNNotificationAttachment(
+                identifier: "img", url: try directory.file("a.png", AttachmentFixtures.png),
+                options: [
+                    UNNotificationAttachmentOptionsThumbnailClippingRectKey: ["X": 0.25, "Y": 0.25, "Width": 0.5, "Height": 0.5]
+                ])
+        ]
         let record = try ContentRecord(content)
         let restored = try roundTrip(record).content
         #expect(restored.isEqual(content))
@@ -153,8 +158,9 @@ import Testing
     }
 
     @Test func requestsAndNotificationsRoundTrip() throws {
-        let request = UNNotificationRequest(identifier: "r1", content: ContentTests.filledContent(),
-                                            trigger: UNCalendarNotificationTrigger(dateMatching: DateComponents(hour: 7), repeats: true))
+        let request = UNNotificationRequest(
+            identifier: "r1", content: ContentTests.filledContent(),
+            trigger: UNCalendarNotificationTrigger(dateMatching: DateComponents(hour: 7), repeats: true))
         #expect(try roundTrip(RequestRecord(request)).request == request)
         let immediate = UNNotificationRequest(identifier: "now", content: UNNotificationContent(), trigger: nil)
         #expect(try roundTrip(RequestRecord(immediate)).request == immediate)
@@ -177,8 +183,9 @@ import Testing
                 identifier: "chat",
                 actions: [
                     UNNotificationAction(identifier: "like", title: "Like", options: [.authenticationRequired]),
-                    UNTextInputNotificationAction(identifier: "reply", title: "Reply", options: [.foreground],
-                                                  textInputButtonTitle: "Send", textInputPlaceholder: "Message"),
+                    UNTextInputNotificationAction(
+                        identifier: "reply", title: "Reply", options: [.foreground],
+                        textInputButtonTitle: "Send", textInputPlaceholder: "Message"),
                 ],
                 intentIdentifiers: ["INSendMessageIntent"], hiddenPreviewsBodyPlaceholder: "%u messages",
                 categorySummaryFormat: "%u more from %@", options: [.customDismissAction, .allowInCarPlay]

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import UserNotifications
 
 @Suite struct SoundTests {

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import HeraldTesting
 import Testing
+
 @testable import UserNotifications
 
 /// The engine waits for SQLite on its store's own queue: a database another process holds blocks the engine, not
@@ -69,9 +70,15 @@ import Testing
     /// Over the daemon's socket the store's code travels beside the message.
     @Test func theDaemonSaysAStoreFailureAsOne() throws {
         let line = try DaemonMessage.failure(id: 7, code: 1, message: "held", store: "busy").encodedLine()
-        guard case .failure(7, 1, "held", "busy") = try DaemonMessage.decode(line) else { Issue.record("\(line)"); return }
+        guard case .failure(7, 1, "held", "busy") = try DaemonMessage.decode(line) else {
+            Issue.record("\(line)")
+            return
+        }
         let older = Data(#"{"failure":{"id":7,"code":1,"message":"no"}}"#.utf8)
-        guard case .failure(7, 1, "no", nil) = try DaemonMessage.decode(older) else { Issue.record("an older daemon's failure"); return }
+        guard case .failure(7, 1, "no", nil) = try DaemonMessage.decode(older) else {
+            Issue.record("an older daemon's failure")
+            return
+        }
     }
 }
 

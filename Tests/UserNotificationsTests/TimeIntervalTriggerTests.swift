@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import UserNotifications
 
 @Suite struct TimeIntervalTriggerTests {
@@ -51,8 +52,9 @@ import Testing
         let date = try #require(scheduled.nextTriggerDate())
         #expect(abs(date.timeIntervalSinceNow - 1800) < 5)
         #expect(scheduled.repeats && scheduled.timeInterval == 3600)
-        #expect(scheduled.nextFireDate(after: start, scheduledAt: .distantPast, calendar: Dates.newYork)
-            == scheduled.nextTriggerDate(scheduledAt: scheduled.scheduledDate!, after: start))
+        #expect(
+            scheduled.nextFireDate(after: start, scheduledAt: .distantPast, calendar: Dates.newYork)
+                == scheduled.nextTriggerDate(scheduledAt: scheduled.scheduledDate!, after: start))
         let past = UNTimeIntervalNotificationTrigger(timeInterval: 60, repeats: false).scheduled(at: Date() - 120)
         #expect(past.nextTriggerDate() == nil)
     }

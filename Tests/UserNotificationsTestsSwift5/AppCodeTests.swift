@@ -30,7 +30,8 @@ final class ImageNotificationService: UNNotificationServiceExtension {
 /// The seeds read an attachment the system keeps between these calls.
 func firstAttachmentData(of notification: UNNotification) -> Data? {
     guard let attachment = notification.request.content.attachments.first,
-          attachment.url.startAccessingSecurityScopedResource() else { return nil }
+        attachment.url.startAccessingSecurityScopedResource()
+    else { return nil }
     defer { attachment.url.stopAccessingSecurityScopedResource() }
     return try? Data(contentsOf: attachment.url)
 }
@@ -56,7 +57,8 @@ final class NotificationService: UNNotificationServiceExtension {
 }
 
 final class SendableHandlerService: UNNotificationServiceExtension {
-    override func didReceive(_ request: UNNotificationRequest, withContentHandler contentHandler: @escaping @Sendable (UNNotificationContent) -> Void) {
+    override func didReceive(_ request: UNNotificationRequest, withContentHandler contentHandler: @escaping @Sendable (UNNotificationContent) -> Void)
+    {
         contentHandler(request.content)
     }
 }
@@ -73,7 +75,9 @@ final class PlayingViewController: NSObject, UNNotificationContentExtension {
     func didReceive(_ notification: UNNotification) {}
     var mediaPlayPauseButtonType: UNNotificationContentExtensionMediaPlayPauseButtonType { return .overlay }
     func mediaPlay() { playing = true }
-    func didReceive(_ response: UNNotificationResponse, completionHandler completion: @escaping (UNNotificationContentExtensionResponseOption) -> Void) {
+    func didReceive(
+        _ response: UNNotificationResponse, completionHandler completion: @escaping (UNNotificationContentExtensionResponseOption) -> Void
+    ) {
         completion(.doNotDismiss)
     }
 }
@@ -98,11 +102,13 @@ func makeReminder() -> UNNotificationRequest {
 func makeCategories() -> Set<UNNotificationCategory> {
     let acceptAction = UNNotificationAction(identifier: "ACCEPT_ACTION", title: "Accept", options: UNNotificationActionOptions(rawValue: 0))
     let declineAction = UNNotificationAction(identifier: "DECLINE_ACTION", title: "Decline", options: [.destructive])
-    let replyAction = UNTextInputNotificationAction(identifier: "REPLY", title: "Reply", options: [],
-                                                    textInputButtonTitle: "Send", textInputPlaceholder: "Type here")
-    let meetingInviteCategory = UNNotificationCategory(identifier: "MEETING_INVITATION", actions: [acceptAction, declineAction, replyAction],
-                                                       intentIdentifiers: [], hiddenPreviewsBodyPlaceholder: "",
-                                                       options: .customDismissAction)
+    let replyAction = UNTextInputNotificationAction(
+        identifier: "REPLY", title: "Reply", options: [],
+        textInputButtonTitle: "Send", textInputPlaceholder: "Type here")
+    let meetingInviteCategory = UNNotificationCategory(
+        identifier: "MEETING_INVITATION", actions: [acceptAction, declineAction, replyAction],
+        intentIdentifiers: [], hiddenPreviewsBodyPlaceholder: "",
+        options: .customDismissAction)
     return [meetingInviteCategory]
 }
 
@@ -130,10 +136,12 @@ func describe(_ settings: UNNotificationSettings) -> String {
 
 func attach(_ url: URL) -> String {
     do {
-        let attachment = try UNNotificationAttachment(identifier: "image", url: url, options: [
-            UNNotificationAttachmentOptionsTypeHintKey: "public.jpeg",
-            UNNotificationAttachmentOptionsThumbnailHiddenKey: false,
-        ])
+        let attachment = try UNNotificationAttachment(
+            identifier: "image", url: url,
+            options: [
+                UNNotificationAttachmentOptionsTypeHintKey: "public.jpeg",
+                UNNotificationAttachmentOptionsThumbnailHiddenKey: false,
+            ])
         return attachment.type
     } catch let error as UNError where error.code == .attachmentInvalidURL {
         return "invalid URL"

@@ -28,7 +28,9 @@ while let argument = arguments.popFirst() {
         print("usage: EndToEndProvider [--key-file PATH] [--title TITLE] BODY")
         exit(0)
     default:
-        guard body == nil, !argument.hasPrefix("--") else { fail("unexpected argument \(argument); usage: EndToEndProvider [--key-file PATH] [--title TITLE] BODY") }
+        guard body == nil, !argument.hasPrefix("--") else {
+            fail("unexpected argument \(argument); usage: EndToEndProvider [--key-file PATH] [--title TITLE] BODY")
+        }
         body = argument
     }
 }

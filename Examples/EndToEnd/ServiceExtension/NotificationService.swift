@@ -9,7 +9,8 @@ import UserNotifications
 final class NotificationService: UNNotificationServiceExtension {
     override func didReceive(_ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) {
         guard let sealed = request.content.userInfo[EndToEndMessage.payloadKey] as? String,
-              let content = request.content.mutableCopy() as? UNMutableNotificationContent else {
+            let content = request.content.mutableCopy() as? UNMutableNotificationContent
+        else {
             contentHandler(request.content)
             return
         }

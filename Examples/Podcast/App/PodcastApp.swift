@@ -7,14 +7,18 @@ import Foundation
 import UserNotifications
 
 final class AppDelegate: NSObject, UNUserNotificationCenterDelegate {
-    func userNotificationCenter(_ center: UNUserNotificationCenter, willPresent notification: UNNotification,
-                                withCompletionHandler completionHandler: @escaping (UNNotificationPresentationOptions) -> Void) {
+    func userNotificationCenter(
+        _ center: UNUserNotificationCenter, willPresent notification: UNNotification,
+        withCompletionHandler completionHandler: @escaping (UNNotificationPresentationOptions) -> Void
+    ) {
         print("New episode while the app runs: \(notification.request.content.title)")
         completionHandler([.banner, .list, .sound])
     }
 
-    func userNotificationCenter(_ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse,
-                                withCompletionHandler completionHandler: @escaping () -> Void) {
+    func userNotificationCenter(
+        _ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse,
+        withCompletionHandler completionHandler: @escaping () -> Void
+    ) {
         let userInfo = response.notification.request.content.userInfo
         let guest = userInfo["podcast-guest"] as? String ?? "our guest"
         switch response.actionIdentifier {
@@ -24,7 +28,8 @@ final class AppDelegate: NSObject, UNUserNotificationCenterDelegate {
             print("Playing the episode with \(guest)")
             // The extension's image is the episode's cover; it can still be read while the app hears of the tap.
             if let cover = response.notification.request.content.attachments.first,
-               let bytes = FileManager.default.contents(atPath: cover.url.path) {
+                let bytes = FileManager.default.contents(atPath: cover.url.path)
+            {
                 print("Showing the cover (\(bytes.count) bytes)")
             }
         }
@@ -41,7 +46,7 @@ struct PodcastApp {
         let listen = UNNotificationAction(identifier: "listen", title: "Listen", options: [.foreground])
         let later = UNNotificationAction(identifier: "later", title: "Later", options: [])
         center.setNotificationCategories([
-            UNNotificationCategory(identifier: "new-episode", actions: [listen, later], intentIdentifiers: [], options: []),
+            UNNotificationCategory(identifier: "new-episode", actions: [listen, later], intentIdentifiers: [], options: [])
         ])
         do {
             let granted = try await center.requestAuthorization(options: [.alert, .sound, .badge])

@@ -116,11 +116,12 @@ final class APNsStreamHandler: ChannelInboundHandler {
         let reason = state.goAwayReason
         let cause = lastError
         for (_, stream) in inFlight {
-            stream.promise.fail(StreamFailure(
-                kind: .connectionClosed,
-                detail: "the connection closed before an answer came" + (reason.map { " (GOAWAY \($0))" } ?? ""),
-                goAwayReason: reason, underlying: cause
-            ))
+            stream.promise.fail(
+                StreamFailure(
+                    kind: .connectionClosed,
+                    detail: "the connection closed before an answer came" + (reason.map { " (GOAWAY \($0))" } ?? ""),
+                    goAwayReason: reason, underlying: cause
+                ))
         }
         inFlight.removeAll()
         failQueue(detail: "the connection closed before the request was sent", underlying: cause)
@@ -158,9 +159,12 @@ final class APNsStreamHandler: ChannelInboundHandler {
         inFlight[streamID] = InFlight(promise: request.promise, deadline: request.deadline)
         let written = context.eventLoop.makePromise(of: Void.self)
         let endStream = request.body.readableBytes == 0
-        context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: headers, endStream: endStream)))), promise: written)
+        context.write(
+            wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: headers, endStream: endStream)))), promise: written)
         if !endStream {
-            context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .data(.init(data: .byteBuffer(request.body), endStream: true)))), promise: nil)
+            context.write(
+                wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .data(.init(data: .byteBuffer(request.body), endStream: true)))), promise: nil
+            )
         }
         written.futureResult.assumeIsolated().whenFailure { [self] error in
             // The HTTP/2 layer refused the stream; the server never saw it.
@@ -228,7 +232,8 @@ final class APNsStreamHandler: ChannelInboundHandler {
             }
             if state.settingsReceived(maximumConcurrentStreams: announced) {
                 let increment = Self.connectionWindow - 65_535
-                context.write(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: increment))), promise: nil)
+                context.write(
+                    wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: increment))), promise: nil)
             }
             updateCapacity()
         case .ping(_, ack: true):
@@ -239,10 +244,11 @@ final class APNsStreamHandler: ChannelInboundHandler {
             logger.info("APNs server sent GOAWAY", metadata: ["reason": "\(reason ?? "none")", "code": "\(code)"])
             for (id, stream) in inFlight where id > lastStreamID {
                 inFlight[id] = nil
-                stream.promise.fail(StreamFailure(
-                    kind: .notProcessed, detail: "the server closed the connection (GOAWAY \(reason ?? "\(code)")) before processing the request",
-                    goAwayReason: state.goAwayReason
-                ))
+                stream.promise.fail(
+                    StreamFailure(
+                        kind: .notProcessed, detail: "the server closed the connection (GOAWAY \(reason ?? "\(code)")) before processing the request",
+                        goAwayReason: state.goAwayReason
+                    ))
             }
             if startsDraining { drained(context: context) } else if inFlight.isEmpty { context.close(promise: nil) }
         default:
@@ -298,7 +304,8 @@ final class APNsStreamHandler: ChannelInboundHandler {
     private func acknowledge(_ data: HTTP2Frame.FramePayload.Data, context: ChannelHandlerContext) {
         unacknowledgedBytes += data.data.readableBytes + (data.paddingBytes.map { $0 + 1 } ?? 0)
         if unacknowledgedBytes >= Self.connectionWindow / 2 {
-            context.write(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: unacknowledgedBytes))), promise: nil)
+            context.write(
+                wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: unacknowledgedBytes))), promise: nil)
             unacknowledgedBytes = 0
         }
     }
@@ -311,9 +318,10 @@ final class APNsStreamHandler: ChannelInboundHandler {
         }
         state.answered(status: status)
         updateCapacity()
-        stream.promise.succeed(StreamResponse(
-            status: status, apnsID: stream.apnsID, uniqueID: stream.uniqueID, body: stream.body ?? ByteBuffer()
-        ))
+        stream.promise.succeed(
+            StreamResponse(
+                status: status, apnsID: stream.apnsID, uniqueID: stream.uniqueID, body: stream.body ?? ByteBuffer()
+            ))
         if let context { afterStreamEnded(context: context) }
     }
 
@@ -346,7 +354,9 @@ final class APNsStreamHandler: ChannelInboundHandler {
     func close() {
         guard let context else { return }
         if !state.isDraining {
-            context.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: .rootStream, errorCode: .noError, opaqueData: nil))), promise: nil)
+            context.writeAndFlush(
+                wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: .rootStream, errorCode: .noError, opaqueData: nil))),
+                promise: nil)
         }
         startDraining(context: context, detail: "the client is shutting down")
     }

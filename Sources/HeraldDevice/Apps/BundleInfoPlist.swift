@@ -83,7 +83,8 @@ struct BundleInfoPlist {
     func bundleIdentifier() throws(AppManifestError) -> String {
         let identifier = try requiredString("CFBundleIdentifier", example: "com.example.app")
         guard TopicSyntax.isValid(identifier) else {
-            throw invalid("CFBundleIdentifier", "is \"\(identifier)\", which is not a bundle id; use letters, digits, '.', '-' and '_', like com.example.app")
+            throw invalid(
+                "CFBundleIdentifier", "is \"\(identifier)\", which is not a bundle id; use letters, digits, '.', '-' and '_', like com.example.app")
         }
         return identifier
     }
@@ -100,7 +101,8 @@ struct BundleInfoPlist {
             candidates.append(executableDirectory.appendingPathComponent(name, isDirectory: false))
         }
         guard let found = candidates.lazy.compactMap(ResolvedPath.resolve).first else {
-            var message = "the executable \(name) (CFBundleExecutable in \(file.path)) was not found; looked for "
+            var message =
+                "the executable \(name) (CFBundleExecutable in \(file.path)) was not found; looked for "
                 + candidates.map(\.path).joined(separator: " and ")
             if executableDirectory == nil {
                 message += "; put it in the bundle, or pass --executable-dir DIR with the directory it was built in (for SwiftPM: .build/debug)"

@@ -12,7 +12,8 @@ extension ExtensionManifest {
                 "\(info.file.path): the extension's CFBundleIdentifier \(identifier) must start with the app's bundle id and a dot, like \(appIdentifier).\(bundle.deletingPathExtension().lastPathComponent.lowercased())"
             )
         }
-        let points = "com.apple.usernotifications.service (a service extension) or com.apple.usernotifications.content-extension (a content extension)"
+        let points =
+            "com.apple.usernotifications.service (a service extension) or com.apple.usernotifications.content-extension (a content extension)"
         guard let definition = try info.dictionary("NSExtension") else {
             throw AppManifestError(
                 .missingKey, file: info.file,
@@ -57,7 +58,9 @@ extension ExtensionManifest {
         case nil:
             return []
         case let category as String:
-            guard !category.isEmpty else { throw info.invalid(key, "is empty; name the category identifier whose notifications the extension handles") }
+            guard !category.isEmpty else {
+                throw info.invalid(key, "is empty; name the category identifier whose notifications the extension handles")
+            }
             return [category]
         case let array as [Any]:
             var categories: [String] = []

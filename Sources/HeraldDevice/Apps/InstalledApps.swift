@@ -1,10 +1,11 @@
+package import Foundation
+import UserNotifications
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-package import Foundation
-import UserNotifications
 
 /// The apps installed on this machine: `DATA_DIR/device/apps.json` (directory 0700, file 0600).
 ///

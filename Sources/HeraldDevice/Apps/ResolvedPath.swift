@@ -1,9 +1,10 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
 
 /// Absolute, symlink-free file paths, so the same file always reads the same way (the daemon learns an app's
 /// executable from `/proc/PID/exe`, which the kernel gives resolved).

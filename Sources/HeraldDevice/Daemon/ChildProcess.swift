@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CSpawn
 import Foundation
 import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A program started with posix_spawn(3), in a process group of its own, with only the descriptors given
 /// for its standard input, output and error.

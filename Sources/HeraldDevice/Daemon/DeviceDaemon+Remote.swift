@@ -121,9 +121,10 @@ extension DeviceDaemon {
         }
         let wait = Backoff.wait(attempt: attempt, initial: .seconds(1), maximum: .seconds(300))
         let seconds = Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18
-        report(.problem(
-            "cannot present \(item.apnsID) for \(item.bundleID): \(failure.message); it stays in the inbox, trying again in \(String(format: "%.1f", seconds)) s"
-        ))
+        report(
+            .problem(
+                "cannot present \(item.apnsID) for \(item.bundleID): \(failure.message); it stays in the inbox, trying again in \(String(format: "%.1f", seconds)) s"
+            ))
         let signal = inboxSignal
         Task {
             try? await Task.sleep(for: wait)

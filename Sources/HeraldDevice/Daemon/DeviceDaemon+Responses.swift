@@ -22,7 +22,9 @@ extension DeviceDaemon {
         default:
             guard let action = category?.actions.first(where: { $0.identifier == request.action }) else {
                 let offered = (category?.actions.map(\.identifier) ?? []) + ["open", "dismiss"]
-                throw UNError(.notificationsNotAllowed, """
+                throw UNError(
+                    .notificationsNotAllowed,
+                    """
                     notification \(request.identifier) of \(bundleID) has no action "\(request.action)"; \
                     it offers: \(offered.joined(separator: ", "))
                     """)
@@ -41,8 +43,9 @@ extension DeviceDaemon {
         let customDismiss = UNNotificationCategoryOptions(rawValue: category?.options ?? 0).contains(.customDismissAction)
         if actionIdentifier == UNNotificationDismissActionIdentifier, !customDismiss {
             await engine.releaseAttachments(of: notification, app: bundleID)
-            return .responded(bundleID: bundleID, actionIdentifier: actionIdentifier,
-                              delivery: "dismissed; the app is not told (its category has no customDismissAction)")
+            return .responded(
+                bundleID: bundleID, actionIdentifier: actionIdentifier,
+                delivery: "dismissed; the app is not told (its category has no customDismissAction)")
         }
         let response = ResponseRecord(notification: notification, actionIdentifier: actionIdentifier, userText: request.text)
         let delivery = await hand(.response(response), to: bundleID, reason: foreground ? "response" : "background-response")
@@ -71,7 +74,9 @@ extension DeviceDaemon {
             throw UNError(.notificationsNotAllowed, "no delivered notification\(scope) has the identifier \(request.identifier)")
         }
         guard matches.count == 1 else {
-            throw UNError(.notificationsNotAllowed, """
+            throw UNError(
+                .notificationsNotAllowed,
+                """
                 \(request.identifier) names notifications of several apps (\(matches.map(\.0).joined(separator: ", "))): add --app BUNDLE_ID
                 """)
         }

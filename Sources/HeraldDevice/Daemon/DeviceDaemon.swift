@@ -92,10 +92,12 @@ package final class DeviceDaemon: Sendable {
         apps = InstalledApps(dataDirectory: dataDirectory)
         let (apps, store) = (self.apps, self.store)
         let app = { @Sendable (bundleID: String) in Presentation.App((try? apps.app(bundleID: bundleID)) ?? nil, bundleID: bundleID) }
-        presentation = PresenterGroup(presenters: presenters, describe: { card in
-            let categories = card.categoryIdentifier == nil ? [] : (try? await store.perform { try $0.categories(of: card.topic) }) ?? []
-            return Presentation(card: card, app: app(card.topic), category: categories.first { $0.identifier == card.categoryIdentifier })
-        }, app: app)
+        presentation = PresenterGroup(
+            presenters: presenters,
+            describe: { card in
+                let categories = card.categoryIdentifier == nil ? [] : (try? await store.perform { try $0.categories(of: card.topic) }) ?? []
+                return Presentation(card: card, app: app(card.topic), category: categories.first { $0.identifier == card.categoryIdentifier })
+            }, app: app)
         engine = LocalEngine(
             store: store, calendar: .current, prompt: prompt, presenter: presentation,
             attachments: { bundleID in
@@ -120,10 +122,12 @@ package final class DeviceDaemon: Sendable {
     package func run() async throws {
         let path = socketPath
         if DaemonSocket.isListening(at: path) {
-            throw UNError(.notificationsNotAllowed, "a device daemon already runs for \(configuration.dataDirectory.path) (its socket \(path) answers)")
+            throw UNError(
+                .notificationsNotAllowed, "a device daemon already runs for \(configuration.dataDirectory.path) (its socket \(path) answers)")
         }
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true) { channel in
                 Self.peerCredentials(of: channel).flatMapThrowing { peer in (peer, try channel.daemonLines()) }
@@ -196,7 +200,8 @@ package final class DeviceDaemon: Sendable {
         } catch {
             return .refused("the installed apps cannot be read: \(error)")
         }
-        return .refused("""
+        return .refused(
+            """
             \(executable.path) is not an installed app: install it with `herald apps install PATH/Name.app` \
             (its Info.plist names the bundle id), then start it again
             """)

@@ -30,8 +30,14 @@ final class AsyncLatch: Sendable {
     func wait(until deadline: ContinuousClock.Instant) async -> Bool {
         if isOpen { return true }
         return await withTaskGroup(of: Bool.self) { group in
-            group.addTask { await self.wait(); return true }
-            group.addTask { try? await Task.sleep(until: deadline, clock: .continuous); return false }
+            group.addTask {
+                await self.wait()
+                return true
+            }
+            group.addTask {
+                try? await Task.sleep(until: deadline, clock: .continuous)
+                return false
+            }
             _ = await group.next()
             group.cancelAll()
             return isOpen

@@ -1,8 +1,9 @@
+import Foundation
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import Synchronization
 
 /// Reads file descriptors (a child's standard output and error) on a thread of its own until each is at end of
 /// file or `stop()` is called, handing every chunk to `received` and an empty chunk for each end of file. The

@@ -1,4 +1,5 @@
 package import UserNotifications
+
 /// What to present after a notification's service extension ran, and why.
 package struct ServiceExtensionOutcome: Sendable, Equatable {
     /// Where the presented content came from.

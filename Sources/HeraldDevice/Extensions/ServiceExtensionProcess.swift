@@ -1,8 +1,9 @@
+import Foundation
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import Synchronization
 
 /// A started service-extension process, leader of its own process group (`ChildProcess` spawns it so):
 /// its standard input is a socket (writing to a process that has gone raises no SIGPIPE), its standard output

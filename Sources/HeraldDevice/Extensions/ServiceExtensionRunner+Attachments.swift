@@ -6,16 +6,21 @@ extension ServiceExtensionRunner {
     /// drops only itself. Files are taken only from the run's container (its caches, documents, application
     /// support and temporary directories), the app's group containers (`appGroups`), or the app's bundle directory
     /// (copied): an extension cannot make the daemon move any other file of the machine.
-    func take(_ attachments: [AttachmentRecord], from workspace: ServiceExtensionWorkspace, appGroups: URL, into store: AttachmentStore,
-              dropped: inout [String]) -> [AttachmentRecord] {
+    func take(
+        _ attachments: [AttachmentRecord], from workspace: ServiceExtensionWorkspace, appGroups: URL, into store: AttachmentStore,
+        dropped: inout [String]
+    ) -> [AttachmentRecord] {
         var taken: [AttachmentRecord] = []
         for attachment in attachments {
             guard attachment.url.isFileURL else {
                 dropped.append("\(attachment.identifier): \(attachment.url.absoluteString) is not a file URL")
                 continue
             }
-            guard let source = Self.admissibleSource(attachment.url, workspace: workspace, appGroups: appGroups, bundleDirectory: store.bundleDirectory) else {
-                dropped.append("\(attachment.identifier): \(attachment.url.path) is outside the extension's container, its app groups and its app's bundle")
+            guard
+                let source = Self.admissibleSource(attachment.url, workspace: workspace, appGroups: appGroups, bundleDirectory: store.bundleDirectory)
+            else {
+                dropped.append(
+                    "\(attachment.identifier): \(attachment.url.path) is outside the extension's container, its app groups and its app's bundle")
                 continue
             }
             var candidate = attachment

@@ -1,13 +1,16 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import UserNotifications
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 extension ServiceExtensionRunner {
     /// What to present, from how the process ended and what it left in its result file.
-    func conclude(process: ServiceExtensionProcess, ending: Ending, request: RequestRecord,
-                  workspace: ServiceExtensionWorkspace, appGroups: URL, attachments: AttachmentStore) -> ServiceExtensionOutcome {
+    func conclude(
+        process: ServiceExtensionProcess, ending: Ending, request: RequestRecord,
+        workspace: ServiceExtensionWorkspace, appGroups: URL, attachments: AttachmentStore
+    ) -> ServiceExtensionOutcome {
         let log = process.log
         func original(_ reason: String) -> ServiceExtensionOutcome { Self.original(request, reason, log: log) }
         if process.overflowed {
@@ -36,8 +39,9 @@ extension ServiceExtensionRunner {
         content.attachments = take(content.attachments, from: workspace, appGroups: appGroups, into: attachments, dropped: &dropped)
         var presented = request
         presented.content = content
-        return ServiceExtensionOutcome(request: presented, source: ending.expired ? .bestAttemptAfterExpiry : .extensionContent,
-                                       droppedAttachments: dropped, log: log)
+        return ServiceExtensionOutcome(
+            request: presented, source: ending.expired ? .bestAttemptAfterExpiry : .extensionContent,
+            droppedAttachments: dropped, log: log)
     }
 
     static func hasAlertText(_ content: ContentRecord) -> Bool {
@@ -46,7 +50,8 @@ extension ServiceExtensionRunner {
 
     static func reasonForNoResult(_ termination: ServiceExtensionProcess.Termination?, ending: Ending, budget: Duration, grace: Duration) -> String {
         if ending.timedOut {
-            return "the service extension did not call its content handler within \(budget) and \(grace) after serviceExtensionTimeWillExpire(), and was killed"
+            return
+                "the service extension did not call its content handler within \(budget) and \(grace) after serviceExtensionTimeWillExpire(), and was killed"
         }
         switch termination {
         case .signaled(let signal)?:
@@ -61,8 +66,10 @@ extension ServiceExtensionRunner {
     }
 
     private static func signalName(_ signal: Int32) -> String {
-        let names: [Int32: String] = [SIGABRT: "SIGABRT", SIGSEGV: "SIGSEGV", SIGILL: "SIGILL", SIGTRAP: "SIGTRAP",
-                                      SIGBUS: "SIGBUS", SIGFPE: "SIGFPE", SIGKILL: "SIGKILL", SIGTERM: "SIGTERM"]
+        let names: [Int32: String] = [
+            SIGABRT: "SIGABRT", SIGSEGV: "SIGSEGV", SIGILL: "SIGILL", SIGTRAP: "SIGTRAP",
+            SIGBUS: "SIGBUS", SIGFPE: "SIGFPE", SIGKILL: "SIGKILL", SIGTERM: "SIGTERM",
+        ]
         return names[signal].map { ", \($0)" } ?? ""
     }
 

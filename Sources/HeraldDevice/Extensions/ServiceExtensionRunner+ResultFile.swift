@@ -1,7 +1,8 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
 
 extension ServiceExtensionRunner {
     enum ResultRead: Equatable {

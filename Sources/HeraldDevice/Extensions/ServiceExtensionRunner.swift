@@ -47,7 +47,9 @@ package struct ServiceExtensionRunner: Sendable {
     ///   - environment: the extension's whole environment (the runner adds `HOME`, `XDG_CACHE_HOME`,
     ///     `XDG_DATA_HOME`, `XDG_CONFIG_HOME` and `TMPDIR` of its container, and `HERALD_SERVICE_EXTENSION_RESULT`).
     ///   - attachments: the app's attachment store, which the extension's attachments move into.
-    package func run(executable: URL, request: RequestRecord, environment: [String: String], attachments: AttachmentStore) async -> ServiceExtensionOutcome {
+    package func run(executable: URL, request: RequestRecord, environment: [String: String], attachments: AttachmentStore) async
+        -> ServiceExtensionOutcome
+    {
         let name = executable.lastPathComponent
         let workspace: ServiceExtensionWorkspace
         do {
@@ -62,8 +64,9 @@ package struct ServiceExtensionRunner: Sendable {
         environment[ServiceExtensionWire.resultPathVariable] = workspace.resultFile.path
         let process: ServiceExtensionProcess
         do {
-            process = try ServiceExtensionProcess.start(executable: executable, environment: environment,
-                                                        directory: workspace.temporaryDirectory, outputLimit: outputLimit)
+            process = try ServiceExtensionProcess.start(
+                executable: executable, environment: environment,
+                directory: workspace.temporaryDirectory, outputLimit: outputLimit)
         } catch {
             return Self.original(request, "cannot start the service extension \(executable.path): \(error.localizedDescription)")
         }

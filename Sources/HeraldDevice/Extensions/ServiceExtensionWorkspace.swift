@@ -32,8 +32,10 @@ struct ServiceExtensionWorkspace: Sendable {
             try manager.createDirectory(at: folder, withIntermediateDirectories: true, attributes: private0700)
         }
         // Foundation finds Documents (and the other user folders) through the XDG user-dirs file, not HOME.
-        let folders = ["DOCUMENTS": "Documents", "DOWNLOAD": "Downloads", "DESKTOP": "Desktop", "PICTURES": "Pictures",
-                       "MUSIC": "Music", "VIDEOS": "Movies", "PUBLICSHARE": "Public", "TEMPLATES": "Templates"]
+        let folders = [
+            "DOCUMENTS": "Documents", "DOWNLOAD": "Downloads", "DESKTOP": "Desktop", "PICTURES": "Pictures",
+            "MUSIC": "Music", "VIDEOS": "Movies", "PUBLICSHARE": "Public", "TEMPLATES": "Templates",
+        ]
         let userDirs = folders.sorted { $0.key < $1.key }
             .map { "XDG_\($0.key)_DIR=\(container.appendingPathComponent($0.value).path)\n" }.joined()
         try Data(userDirs.utf8).write(to: workspace.preferences.appendingPathComponent("user-dirs.dirs"))

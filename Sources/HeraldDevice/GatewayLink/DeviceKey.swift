@@ -15,9 +15,11 @@ package enum DeviceKey {
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.path)
         let key = P256.Signing.PrivateKey()
         let temporary = path + ".tmp-\(getpid())"
-        guard FileManager.default.createFile(
-            atPath: temporary, contents: PEMFile.contents(key.pemRepresentation), attributes: [.posixPermissions: 0o600]
-        ) else {
+        guard
+            FileManager.default.createFile(
+                atPath: temporary, contents: PEMFile.contents(key.pemRepresentation), attributes: [.posixPermissions: 0o600]
+            )
+        else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
         }
         try FileManager.default.moveItem(atPath: temporary, toPath: path)

@@ -1,7 +1,7 @@
 package import Crypto
 import Foundation
-package import HeraldWire
 import HeraldTLS
+package import HeraldWire
 import NIOCore
 package import NIOSSL
 import NIOWebSocket
@@ -54,7 +54,7 @@ package struct GatewayLink: Sendable {
         gateway: String, caPath: String?, key: P256.Signing.PrivateKey, journal: DeliveryJournal?, tls: TLSConfiguration? = nil
     ) throws {
         guard var components = URLComponents(string: gateway), let scheme = components.scheme?.lowercased(),
-              let host = components.host, !host.isEmpty
+            let host = components.host, !host.isEmpty
         else {
             throw GatewayLinkClosed(description: "\(gateway) is not a URL such as https://localhost:5223")
         }
@@ -79,7 +79,8 @@ package struct GatewayLink: Sendable {
                 }
                 context = try NIOSSLContext(configuration: configuration)
             } catch {
-                throw GatewayLinkClosed(description: "cannot read the CA certificate \(caPath ?? ""): give a PEM file such as the gateway's DATA_DIR/tls/ca.pem")
+                throw GatewayLinkClosed(
+                    description: "cannot read the CA certificate \(caPath ?? ""): give a PEM file such as the gateway's DATA_DIR/tls/ca.pem")
             }
         }
         socket = LinkWebSocket(

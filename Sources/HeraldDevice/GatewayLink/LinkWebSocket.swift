@@ -77,9 +77,10 @@ struct LinkWebSocket: Sendable {
                     let upgrader = NIOTypedWebSocketClientUpgrader<Channel?>(maxFrameSize: maxMessageSize) { channel, _ in
                         channel.eventLoop.makeCompletedFuture {
                             let sync = channel.pipeline.syncOperations
-                            try sync.addHandler(NIOWebSocketFrameAggregator(
-                                minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 256, maxAccumulatedFrameSize: maxMessageSize
-                            ))
+                            try sync.addHandler(
+                                NIOWebSocketFrameAggregator(
+                                    minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 256, maxAccumulatedFrameSize: maxMessageSize
+                                ))
                             try sync.addHandler(LinkFrameHandler())
                             return try Channel(wrappingChannelSynchronously: channel)
                         }

@@ -16,7 +16,7 @@ extension LocalizedStrings {
         } catch {
             // PropertyListSerialization reads UTF-16 only after a byte-order mark; Xcode's old files often lack one.
             guard let text = utf16WithoutByteOrderMark(data),
-                  let reread = try? PropertyListSerialization.propertyList(from: Data(text.utf8), options: [], format: nil)
+                let reread = try? PropertyListSerialization.propertyList(from: Data(text.utf8), options: [], format: nil)
             else {
                 let reason = (error as NSError).userInfo["NSDebugDescription"] as? String ?? "\(error)"
                 throw StringsFileError(description: "not a strings file (\(reason)); write pairs like \"KEY\" = \"value\";")

@@ -21,7 +21,8 @@ package struct LocalizedStrings: Sendable {
     /// Reads `Localizable.strings` of the bundle at `bundleDirectory` for `preferredLanguages` (BCP 47
     /// tags like `pt-BR`; `pt_BR.lproj`, `pt-BR.lproj` and `pt.lproj` all match, case aside).
     package init(bundleDirectory: URL, preferredLanguages: [String] = Locale.preferredLanguages) {
-        let available = (try? FileManager.default.contentsOfDirectory(atPath: bundleDirectory.path))?
+        let available =
+            (try? FileManager.default.contentsOfDirectory(atPath: bundleDirectory.path))?
             .filter { $0.hasSuffix(".lproj") }.map { String($0.dropLast(".lproj".count)) } ?? []
         let tableExists = { (name: String) in
             FileManager.default.fileExists(atPath: Self.tablePath(bundleDirectory, name).path)

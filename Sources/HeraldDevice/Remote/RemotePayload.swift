@@ -48,7 +48,8 @@ package struct RemotePayload: Sendable {
             throw RemotePayloadError(.notJSON, "the payload is not JSON (syntax error at byte \(error.offset))")
         }
         guard case .object(let payload) = value else {
-            throw RemotePayloadError(.notAnObject, "the payload is a JSON \(Self.kind(of: value)), not an object like {\"aps\":{\"alert\":\"Hello\"}}")
+            throw RemotePayloadError(
+                .notAnObject, "the payload is a JSON \(Self.kind(of: value)), not an object like {\"aps\":{\"alert\":\"Hello\"}}")
         }
         userInfo = payload.compactMapValues(Self.propertyList)
         aps = payload["aps"]?.objectValue ?? [:]

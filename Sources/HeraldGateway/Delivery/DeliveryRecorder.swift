@@ -73,7 +73,10 @@ final class DeliveryRecorder: Service, Sendable {
         while true {
             let taken: ([Int64], [DiscardReason: [Int64]])?? = state.withLock { state in
                 if state.isEmpty { return state.closing ? .some(nil) : nil }
-                defer { state.delivered = []; state.discarded = [:] }
+                defer {
+                    state.delivered = []
+                    state.discarded = [:]
+                }
                 return (state.delivered, state.discarded)
             }
             if let taken { return taken }

@@ -94,9 +94,12 @@ final class DeviceLinkServer: Service, Sendable {
         )
         let notFound = NotFoundResponder()
         try sync.configureHTTPServerPipeline(
-            withServerUpgrade: (upgraders: [upgrader], completionHandler: { context in
-                context.pipeline.syncOperations.removeHandler(name: NotFoundResponder.name, promise: nil)
-            }),
+            withServerUpgrade: (
+                upgraders: [upgrader],
+                completionHandler: { context in
+                    context.pipeline.syncOperations.removeHandler(name: NotFoundResponder.name, promise: nil)
+                }
+            ),
             withErrorHandling: true
         )
         try sync.addHandler(notFound, name: NotFoundResponder.name)

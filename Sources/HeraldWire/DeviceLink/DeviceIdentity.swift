@@ -29,10 +29,10 @@ public enum DeviceIdentity {
     /// The device id when `hello` carries a valid public key and a valid signature over `nonce`; nil otherwise.
     public static func verify(_ hello: DeviceLinkMessage.Hello, nonce: String) -> (deviceID: String, publicKey: Data)? {
         guard let keyBytes = Base64URL.decode(hello.publicKey),
-              let signatureBytes = Base64URL.decode(hello.signature),
-              let key = try? P256.Signing.PublicKey(x963Representation: keyBytes),
-              let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes),
-              key.isValidSignature(signature, for: challengeMessage(nonce: nonce))
+            let signatureBytes = Base64URL.decode(hello.signature),
+            let key = try? P256.Signing.PublicKey(x963Representation: keyBytes),
+            let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes),
+            key.isValidSignature(signature, for: challengeMessage(nonce: nonce))
         else { return nil }
         return (deviceID(of: key), keyBytes)
     }

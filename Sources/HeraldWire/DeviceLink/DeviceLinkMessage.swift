@@ -54,10 +54,12 @@ extension DeviceLinkMessage {
         case .challenge(let nonce):
             return object(type: "challenge", ["version": .integer(Int64(Self.protocolVersion)), "nonce": .string(nonce)])
         case .hello(let hello):
-            return object(type: "hello", [
-                "version": .integer(Int64(Self.protocolVersion)),
-                "publicKey": .string(hello.publicKey), "signature": .string(hello.signature),
-            ])
+            return object(
+                type: "hello",
+                [
+                    "version": .integer(Int64(Self.protocolVersion)),
+                    "publicKey": .string(hello.publicKey), "signature": .string(hello.signature),
+                ])
         case .welcome(let deviceID):
             return object(type: "welcome", ["deviceID": .string(deviceID)])
         case .register(let topic):
@@ -156,19 +158,20 @@ extension DeviceLinkMessage {
             guard let priority = fields["priority"]?.integerValue, let receivedAt = fields["receivedAt"]?.integerValue else {
                 throw DecodingError("notification needs the integers \"priority\" and \"receivedAt\"")
             }
-            return .notification(LinkNotification(
-                apnsID: try uuid("apnsID"),
-                uniqueID: try uuid("uniqueID"),
-                topic: try string("topic"),
-                bundleID: try string("bundleID"),
-                deviceToken: try string("deviceToken"),
-                pushType: PushType(rawValue: try string("pushType")),
-                priority: Priority(rawValue: Int(priority)),
-                collapseID: fields["collapseID"]?.stringValue,
-                expiration: fields["expiration"]?.integerValue,
-                receivedAt: receivedAt,
-                payload: payload
-            ))
+            return .notification(
+                LinkNotification(
+                    apnsID: try uuid("apnsID"),
+                    uniqueID: try uuid("uniqueID"),
+                    topic: try string("topic"),
+                    bundleID: try string("bundleID"),
+                    deviceToken: try string("deviceToken"),
+                    pushType: PushType(rawValue: try string("pushType")),
+                    priority: Priority(rawValue: Int(priority)),
+                    collapseID: fields["collapseID"]?.stringValue,
+                    expiration: fields["expiration"]?.integerValue,
+                    receivedAt: receivedAt,
+                    payload: payload
+                ))
         default:
             throw DecodingError("unknown message type \"\(type)\"")
         }

@@ -17,18 +17,21 @@ extension CenterRuntime {
         do {
             let store = try NotificationStore(path: identity.storePath)
             if let aside = store.movedAside {
-                FileHandle.standardError.write(Data("""
-                    UserNotifications: \(identity.storePath) was not a readable database; it was moved to \(aside) \
-                    and a new store was started.\n
-                    """.utf8))
+                FileHandle.standardError.write(
+                    Data(
+                        """
+                        UserNotifications: \(identity.storePath) was not a readable database; it was moved to \(aside) \
+                        and a new store was started.\n
+                        """.utf8))
             }
             let bundleDirectory = Bundle.main.bundleURL
             let attachmentRoot = identity.dataDirectory.appendingPathComponent("attachments")
-            engine = .success(LocalEngine(
-                store: store, calendar: .current, prompt: TerminalAuthorizationPrompt(environment: environment),
-                presenter: TerminalPresenter(environment: environment),
-                attachments: { AttachmentStore(directory: attachmentRoot.appendingPathComponent($0), bundleDirectory: bundleDirectory) }
-            ))
+            engine = .success(
+                LocalEngine(
+                    store: store, calendar: .current, prompt: TerminalAuthorizationPrompt(environment: environment),
+                    presenter: TerminalPresenter(environment: environment),
+                    attachments: { AttachmentStore(directory: attachmentRoot.appendingPathComponent($0), bundleDirectory: bundleDirectory) }
+                ))
         } catch {
             let message = "cannot open the notification store \(identity.storePath): \(error)"
             FileHandle.standardError.write(Data("UserNotifications: \(message)\n".utf8))

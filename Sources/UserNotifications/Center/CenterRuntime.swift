@@ -60,7 +60,12 @@ package final class CenterRuntime: Sendable {
 
     /// Starts the serial queue; false when it already runs.
     private func startQueue() -> Bool {
-        guard state.withLock({ state in defer { state.started = true }; return !state.started }) else { return false }
+        guard
+            state.withLock({ state in
+                defer { state.started = true }
+                return !state.started
+            })
+        else { return false }
         let queue = self.queue
         Task.detached {
             for await job in queue { await job() }
@@ -92,7 +97,9 @@ package final class CenterRuntime: Sendable {
     }
 
     /// Runs `body` on the serial queue and returns its result.
-    package func perform<Value: Sendable>(_ body: @escaping @Sendable (any NotificationEngine) async throws(UNError) -> Value) async throws(UNError) -> Value {
+    package func perform<Value: Sendable>(_ body: @escaping @Sendable (any NotificationEngine) async throws(UNError) -> Value) async throws(UNError)
+        -> Value
+    {
         let engine = try self.engine.get()
         let result: Result<Value, UNError> = await withCheckedContinuation { continuation in
             jobs.yield {
@@ -171,7 +178,9 @@ package final class CenterRuntime: Sendable {
         }
     }
 
-    private func schedule(_ engine: any NotificationScheduler, present: @escaping @Sendable (LocalEngine.Fired) async -> UNNotificationPresentationOptions) async {
+    private func schedule(
+        _ engine: any NotificationScheduler, present: @escaping @Sendable (LocalEngine.Fired) async -> UNNotificationPresentationOptions
+    ) async {
         var timeZone = TimeZone.current.identifier
         let app = firesFor
         while !Task.isCancelled {
@@ -210,7 +219,10 @@ package final class CenterRuntime: Sendable {
             _ = try? await Task.sleep(until: .now + .seconds(seconds), tolerance: .milliseconds(1), clock: .continuous)
         }
         let woken = state.withLock { state in
-            defer { state.woken = false; state.sleeper = sleeper }
+            defer {
+                state.woken = false
+                state.sleeper = sleeper
+            }
             return state.woken
         }
         if woken { sleeper.cancel() }

@@ -20,7 +20,9 @@ extension UNUserNotificationCenter {
     ///   `herald device --gateway URL`), the daemon has no gateway, or the gateway refused the app.
     public func registerForRemoteNotifications() async throws -> Data {
         guard let daemon = runtime.daemon else {
-            throw UNError(.notificationsNotAllowed, """
+            throw UNError(
+                .notificationsNotAllowed,
+                """
                 remote notifications need the device daemon: start `herald device --gateway https://HOST:5223` \
                 and install this app with `herald apps install`
                 """)

@@ -34,10 +34,11 @@ public final class UNUserNotificationCenter: NSObject, Sendable {
 
     /// Starts the serial queue and the scheduler (missed one-shot triggers fire now).
     package func start() {
-        runtime.start(handlers: AppEventHandlers(
-            willPresent: { [weak self] notification in await self?.presentationOptions(for: notification) ?? [] },
-            event: { [weak self] event in await self?.handle(event) }
-        ))
+        runtime.start(
+            handlers: AppEventHandlers(
+                willPresent: { [weak self] notification in await self?.presentationOptions(for: notification) ?? [] },
+                event: { [weak self] event in await self?.handle(event) }
+            ))
     }
 
     /// Asked about notifications that arrive while the app runs (`willPresent`) and told of responses.
@@ -241,7 +242,8 @@ public final class UNUserNotificationCenter: NSObject, Sendable {
         let bundleID = runtime.bundleID
         return { [weak self] engine throws(UNError) in
             guard let fired = try await engine.add(record, of: bundleID, now: Date()),
-                  let scheduler = engine as? any NotificationScheduler else { return }
+                let scheduler = engine as? any NotificationScheduler
+            else { return }
             let options = await self?.presentationOptions(for: fired.notification) ?? []
             try await scheduler.complete(fired, options: options)
         }
@@ -257,11 +259,13 @@ public final class UNUserNotificationCenter: NSObject, Sendable {
             await delegateBox.delegate?.userNotificationCenter(self, willPresent: notification.notification) ?? []
         }
         if let answered { return answered }
-        FileHandle.standardError.write(Data("""
-            UserNotifications: the delegate did not answer willPresent for \(notification.request.identifier) within \
-            \(runtime.willPresentTimeout); presenting it as if the app did not run
+        FileHandle.standardError.write(
+            Data(
+                """
+                UserNotifications: the delegate did not answer willPresent for \(notification.request.identifier) within \
+                \(runtime.willPresentTimeout); presenting it as if the app did not run
 
-            """.utf8))
+                """.utf8))
         return .whenAppIsNotRunning
     }
 }

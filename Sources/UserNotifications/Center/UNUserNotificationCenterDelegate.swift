@@ -17,7 +17,8 @@ public protocol UNUserNotificationCenterDelegate: AnyObject {
         withCompletionHandler completionHandler: @escaping (UNNotificationPresentationOptions) -> Void
     )
     /// A notification arrived while the app runs; return how to present it (`[]`: not at all).
-    func userNotificationCenter(_ center: UNUserNotificationCenter, willPresent notification: UNNotification) async -> UNNotificationPresentationOptions
+    func userNotificationCenter(_ center: UNUserNotificationCenter, willPresent notification: UNNotification) async
+        -> UNNotificationPresentationOptions
     /// The person opened the notification, chose an action, typed a reply, or dismissed it (dismissals only for
     /// categories with `customDismissAction`).
     func userNotificationCenter(
@@ -38,7 +39,9 @@ extension UNUserNotificationCenterDelegate {
         completionHandler([])
     }
 
-    public func userNotificationCenter(_ center: UNUserNotificationCenter, willPresent notification: UNNotification) async -> UNNotificationPresentationOptions {
+    public func userNotificationCenter(_ center: UNUserNotificationCenter, willPresent notification: UNNotification) async
+        -> UNNotificationPresentationOptions
+    {
         await withCheckedContinuation { continuation in
             userNotificationCenter(center, willPresent: notification) { continuation.resume(returning: $0) }
         }

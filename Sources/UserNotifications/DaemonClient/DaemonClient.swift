@@ -174,7 +174,9 @@ package final class DaemonClient: NotificationEngine {
         // Say again what the app handles (after a daemon restart, this is a new connection).
         let attached = state.withLock { $0.attached }
         if attached.delegate || attached.remoteNotifications {
-            _ = await conversation.request { .call(id: $0, call: .attach(delegate: attached.delegate, remoteNotifications: attached.remoteNotifications)) }
+            _ = await conversation.request {
+                .call(id: $0, call: .attach(delegate: attached.delegate, remoteNotifications: attached.remoteNotifications))
+            }
         }
         return conversation
     }

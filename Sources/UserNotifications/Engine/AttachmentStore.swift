@@ -28,7 +28,10 @@ package struct AttachmentStore: Sendable {
         var used = usedBytes()
         do throws(UNError) {
             for var attachment in attachments {
-                if isInStore(attachment.url) { taken.append(attachment); continue }
+                if isInStore(attachment.url) {
+                    taken.append(attachment)
+                    continue
+                }
                 let validated = try AttachmentValidator.validate(url: attachment.url, parsedOptions: attachment.options)
                 guard used + validated.size <= capacity else {
                     throw UNError(.attachmentMoveIntoDataStoreFailed, "the app's attachment store is full (\(capacity / 1_000_000) MB)")
@@ -43,7 +46,9 @@ package struct AttachmentStore: Sendable {
                         try FileManager.default.moveItem(at: attachment.url, to: destination)
                     }
                 } catch {
-                    throw UNError(.attachmentMoveIntoDataStoreFailed, "cannot move \(attachment.url.path) into the attachment store: \(error.localizedDescription)")
+                    throw UNError(
+                        .attachmentMoveIntoDataStoreFailed,
+                        "cannot move \(attachment.url.path) into the attachment store: \(error.localizedDescription)")
                 }
                 moves.append((attachment.url, destination, copied))
                 used += validated.size
@@ -54,7 +59,11 @@ package struct AttachmentStore: Sendable {
         } catch {
             // Nothing half-done: files already moved go back where the app had them.
             for move in moves.reversed() {
-                if move.copied { try? FileManager.default.removeItem(at: move.to) } else { try? FileManager.default.moveItem(at: move.to, to: move.from) }
+                if move.copied {
+                    try? FileManager.default.removeItem(at: move.to)
+                } else {
+                    try? FileManager.default.moveItem(at: move.to, to: move.from)
+                }
             }
             throw error
         }

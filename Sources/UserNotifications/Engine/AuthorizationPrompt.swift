@@ -1,7 +1,8 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
 
 /// Who answers an app's first `requestAuthorization`: the person at the terminal, or `HERALD_AUTHORIZATION`.
 package protocol AuthorizationPrompt: Sendable {

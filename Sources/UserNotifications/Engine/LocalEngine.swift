@@ -100,8 +100,9 @@ package actor LocalEngine {
         guard try settings(of: bundleID).authorizationStatus != .denied else { return nil }
         try request.trigger?.trigger.validate()
         let content = request.content
-        guard !content.title.isEmpty || !content.subtitle.isEmpty || !content.body.isEmpty || content.badge != nil
-            || content.sound != nil || !content.attachments.isEmpty
+        guard
+            !content.title.isEmpty || !content.subtitle.isEmpty || !content.body.isEmpty || content.badge != nil
+                || content.sound != nil || !content.attachments.isEmpty
         else {
             throw UNError(.notificationInvalidNoContent, "request \(request.identifier) has no title, subtitle, body, badge, sound or attachment")
         }
@@ -182,10 +183,14 @@ package actor LocalEngine {
         for item in prepared {
             guard let fireDate = item.pending.nextFire, fireDate <= now, let trigger = item.pending.request.trigger?.trigger else { continue }
             let next = trigger.repeats ? trigger.nextFireDate(after: now, scheduledAt: item.pending.addedAt, calendar: calendar) : nil
-            candidates.append((
-                Fired(bundleID: item.bundleID, notification: NotificationRecord(date: now, request: item.pending.request), lateness: now.timeIntervalSince(fireDate)),
-                NotificationStore.Settlement(bundleID: item.bundleID, identifier: item.pending.request.identifier, firedDate: fireDate, nextFire: next)
-            ))
+            candidates.append(
+                (
+                    Fired(
+                        bundleID: item.bundleID, notification: NotificationRecord(date: now, request: item.pending.request),
+                        lateness: now.timeIntervalSince(fireDate)),
+                    NotificationStore.Settlement(
+                        bundleID: item.bundleID, identifier: item.pending.request.identifier, firedDate: fireDate, nextFire: next)
+                ))
         }
         guard !candidates.isEmpty else { return [] }
         let stillPending = try storing { try store.settle(candidates.map(\.1)) }
@@ -207,7 +212,8 @@ package actor LocalEngine {
         var fired: [Fired] = []
         for (bundleID, item) in try storing({ try store.locationRequests(app: app) }) {
             guard case .location(let regionRecord, let repeats)? = item.request.trigger,
-                  let region = regionRecord.region as? CLCircularRegion else { continue }
+                let region = regionRecord.region as? CLCircularRegion
+            else { continue }
             let inside = region.contains(coordinate)
             let identifier = item.request.identifier
             if let was = item.inside, was != inside, inside ? region.notifyOnEntry : region.notifyOnExit {

@@ -32,14 +32,15 @@ extension NotificationStore {
 
     static func registerDaemonTables(in migrator: inout DatabaseMigrator) {
         migrator.registerMigration("v2-daemon") { db in
-            try db.execute(sql: """
-                CREATE TABLE inbox (
-                    apns_id TEXT PRIMARY KEY NOT NULL, item TEXT, received_at DOUBLE NOT NULL, done INTEGER NOT NULL DEFAULT 0);
-                CREATE INDEX inbox_open ON inbox (received_at) WHERE done = 0;
-                CREATE TABLE app_event (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT, bundle_id TEXT NOT NULL, event TEXT NOT NULL, created_at DOUBLE NOT NULL);
-                CREATE INDEX app_event_bundle ON app_event (bundle_id, id);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE inbox (
+                        apns_id TEXT PRIMARY KEY NOT NULL, item TEXT, received_at DOUBLE NOT NULL, done INTEGER NOT NULL DEFAULT 0);
+                    CREATE INDEX inbox_open ON inbox (received_at) WHERE done = 0;
+                    CREATE TABLE app_event (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT, bundle_id TEXT NOT NULL, event TEXT NOT NULL, created_at DOUBLE NOT NULL);
+                    CREATE INDEX app_event_bundle ON app_event (bundle_id, id);
+                    """)
         }
     }
 
@@ -50,8 +51,9 @@ extension NotificationStore {
     package func receive(_ item: InboxItem) throws -> Bool {
         let text = try Self.encode(item)
         return try database.write { db in
-            try db.execute(sql: "INSERT OR IGNORE INTO inbox (apns_id, item, received_at) VALUES (?, ?, ?)",
-                           arguments: [item.apnsID, text, item.receivedAt.timeIntervalSince1970])
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO inbox (apns_id, item, received_at) VALUES (?, ?, ?)",
+                arguments: [item.apnsID, text, item.receivedAt.timeIntervalSince1970])
             return db.changesCount > 0
         }
     }
@@ -87,8 +89,9 @@ extension NotificationStore {
     package func queue(_ event: AppEventRecord, for bundleID: String, at date: Date = Date()) throws -> Int64 {
         let text = try Self.encode(event)
         return try database.write { db in
-            try db.execute(sql: "INSERT INTO app_event (bundle_id, event, created_at) VALUES (?, ?, ?)",
-                           arguments: [bundleID, text, date.timeIntervalSince1970])
+            try db.execute(
+                sql: "INSERT INTO app_event (bundle_id, event, created_at) VALUES (?, ?, ?)",
+                arguments: [bundleID, text, date.timeIntervalSince1970])
             return db.lastInsertedRowID
         }
     }

@@ -39,20 +39,21 @@ package final class NotificationStore: Sendable {
         let database = try DatabaseQueue(path: path, configuration: configuration)
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
-            try db.execute(sql: """
-                CREATE TABLE app (bundle_id TEXT PRIMARY KEY NOT NULL, settings TEXT, badge INTEGER NOT NULL DEFAULT 0);
-                CREATE TABLE pending (
-                    bundle_id TEXT NOT NULL, identifier TEXT NOT NULL, request TEXT NOT NULL,
-                    next_fire DOUBLE, added_at DOUBLE NOT NULL, is_location INTEGER NOT NULL, inside INTEGER,
-                    PRIMARY KEY (bundle_id, identifier));
-                CREATE INDEX pending_next_fire ON pending (next_fire) WHERE next_fire IS NOT NULL;
-                CREATE TABLE delivered (
-                    bundle_id TEXT NOT NULL, identifier TEXT NOT NULL, notification TEXT NOT NULL, delivered_at DOUBLE NOT NULL,
-                    PRIMARY KEY (bundle_id, identifier));
-                CREATE TABLE category (
-                    bundle_id TEXT NOT NULL, identifier TEXT NOT NULL, category TEXT NOT NULL,
-                    PRIMARY KEY (bundle_id, identifier));
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE app (bundle_id TEXT PRIMARY KEY NOT NULL, settings TEXT, badge INTEGER NOT NULL DEFAULT 0);
+                    CREATE TABLE pending (
+                        bundle_id TEXT NOT NULL, identifier TEXT NOT NULL, request TEXT NOT NULL,
+                        next_fire DOUBLE, added_at DOUBLE NOT NULL, is_location INTEGER NOT NULL, inside INTEGER,
+                        PRIMARY KEY (bundle_id, identifier));
+                    CREATE INDEX pending_next_fire ON pending (next_fire) WHERE next_fire IS NOT NULL;
+                    CREATE TABLE delivered (
+                        bundle_id TEXT NOT NULL, identifier TEXT NOT NULL, notification TEXT NOT NULL, delivered_at DOUBLE NOT NULL,
+                        PRIMARY KEY (bundle_id, identifier));
+                    CREATE TABLE category (
+                        bundle_id TEXT NOT NULL, identifier TEXT NOT NULL, category TEXT NOT NULL,
+                        PRIMARY KEY (bundle_id, identifier));
+                    """)
         }
         registerDaemonTables(in: &migrator)
         try migrator.migrate(database)
@@ -123,10 +124,11 @@ package final class NotificationStore: Sendable {
     package func setSettings(_ settings: SettingsRecord, of bundleID: String) throws {
         let text = try Self.encode(settings)
         try database.write { db in
-            try db.execute(sql: """
-                INSERT INTO app (bundle_id, settings) VALUES (?, ?)
-                ON CONFLICT (bundle_id) DO UPDATE SET settings = excluded.settings
-                """, arguments: [bundleID, text])
+            try db.execute(
+                sql: """
+                    INSERT INTO app (bundle_id, settings) VALUES (?, ?)
+                    ON CONFLICT (bundle_id) DO UPDATE SET settings = excluded.settings
+                    """, arguments: [bundleID, text])
         }
     }
 
@@ -141,10 +143,11 @@ package final class NotificationStore: Sendable {
     }
 
     private static func setBadge(_ badge: Int, of bundleID: String, in db: Database) throws {
-        try db.execute(sql: """
-            INSERT INTO app (bundle_id, badge) VALUES (?, ?)
-            ON CONFLICT (bundle_id) DO UPDATE SET badge = excluded.badge
-            """, arguments: [bundleID, badge])
+        try db.execute(
+            sql: """
+                INSERT INTO app (bundle_id, badge) VALUES (?, ?)
+                ON CONFLICT (bundle_id) DO UPDATE SET badge = excluded.badge
+                """, arguments: [bundleID, badge])
     }
 
     /// Every app that has asked for authorization, with its settings.
@@ -181,9 +184,12 @@ package final class NotificationStore: Sendable {
 
     package func pending(of bundleID: String) throws -> [Pending] {
         try database.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT request, next_fire, added_at, inside FROM pending WHERE bundle_id = ? ORDER BY added_at, identifier
-                """, arguments: [bundleID]).map(Self.pending(from:))
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT request, next_fire, added_at, inside FROM pending WHERE bundle_id = ? ORDER BY added_at, identifier
+                    """, arguments: [bundleID]
+            ).map(Self.pending(from:))
         }
     }
 
@@ -191,10 +197,13 @@ package final class NotificationStore: Sendable {
     package func due(at date: Date, app: String?) throws -> [(bundleID: String, pending: Pending)] {
         let (filter, arguments) = Self.only(app)
         return try database.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT bundle_id, request, next_fire, added_at, inside FROM pending
-                WHERE next_fire IS NOT NULL AND next_fire <= ? \(filter) ORDER BY next_fire
-                """, arguments: [date.timeIntervalSince1970] + arguments).map { ($0["bundle_id"], try Self.pending(from: $0)) }
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT bundle_id, request, next_fire, added_at, inside FROM pending
+                    WHERE next_fire IS NOT NULL AND next_fire <= ? \(filter) ORDER BY next_fire
+                    """, arguments: [date.timeIntervalSince1970] + arguments
+            ).map { ($0["bundle_id"], try Self.pending(from: $0)) }
         }
     }
 
@@ -211,10 +220,12 @@ package final class NotificationStore: Sendable {
     package func calendarRequests(app: String?) throws -> [(bundleID: String, pending: Pending)] {
         let (filter, arguments) = Self.only(app)
         return try database.read { db in
-            try Row.fetchAll(db, sql: "SELECT bundle_id, request, next_fire, added_at, inside FROM pending WHERE NOT is_location \(filter)",
-                             arguments: arguments)
-                .map { ($0["bundle_id"], try Self.pending(from: $0)) }
-                .filter { if case .calendar? = $0.1.request.trigger { true } else { false } }
+            try Row.fetchAll(
+                db, sql: "SELECT bundle_id, request, next_fire, added_at, inside FROM pending WHERE NOT is_location \(filter)",
+                arguments: arguments
+            )
+            .map { ($0["bundle_id"], try Self.pending(from: $0)) }
+            .filter { if case .calendar? = $0.1.request.trigger { true } else { false } }
         }
     }
 
@@ -222,8 +233,10 @@ package final class NotificationStore: Sendable {
     package func locationRequests(app: String?) throws -> [(bundleID: String, pending: Pending)] {
         let (filter, arguments) = Self.only(app)
         return try database.read { db in
-            try Row.fetchAll(db, sql: "SELECT bundle_id, request, next_fire, added_at, inside FROM pending WHERE is_location \(filter)",
-                             arguments: arguments).map { ($0["bundle_id"], try Self.pending(from: $0)) }
+            try Row.fetchAll(
+                db, sql: "SELECT bundle_id, request, next_fire, added_at, inside FROM pending WHERE is_location \(filter)",
+                arguments: arguments
+            ).map { ($0["bundle_id"], try Self.pending(from: $0)) }
         }
     }
 
@@ -236,9 +249,12 @@ package final class NotificationStore: Sendable {
     /// One pending request.
     package func pendingRequest(of bundleID: String, identifier: String) throws -> Pending? {
         try database.read { db in
-            try Row.fetchOne(db, sql: """
-                SELECT request, next_fire, added_at, inside FROM pending WHERE bundle_id = ? AND identifier = ?
-                """, arguments: [bundleID, identifier]).map(Self.pending(from:))
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT request, next_fire, added_at, inside FROM pending WHERE bundle_id = ? AND identifier = ?
+                    """, arguments: [bundleID, identifier]
+            ).map(Self.pending(from:))
         }
     }
 
@@ -246,10 +262,12 @@ package final class NotificationStore: Sendable {
     package func savePending(_ item: Pending, of bundleID: String) throws {
         let text = try Self.encode(item.request)
         try database.write { db in
-            try db.execute(sql: """
-                INSERT OR REPLACE INTO pending (bundle_id, identifier, request, next_fire, added_at, is_location, inside)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO pending (bundle_id, identifier, request, next_fire, added_at, is_location, inside)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
                     bundleID, item.request.identifier, text, item.nextFire?.timeIntervalSince1970,
                     item.addedAt.timeIntervalSince1970, item.isLocation, item.inside,
                 ])
@@ -269,8 +287,9 @@ package final class NotificationStore: Sendable {
     /// Sets when a pending request fires next, and (location) whether the device is inside its region.
     package func updatePending(of bundleID: String, identifier: String, nextFire: Date?, inside: Bool?) throws {
         try database.write { db in
-            try db.execute(sql: "UPDATE pending SET next_fire = ?, inside = ? WHERE bundle_id = ? AND identifier = ?",
-                           arguments: [nextFire?.timeIntervalSince1970, inside, bundleID, identifier])
+            try db.execute(
+                sql: "UPDATE pending SET next_fire = ?, inside = ? WHERE bundle_id = ? AND identifier = ?",
+                arguments: [nextFire?.timeIntervalSince1970, inside, bundleID, identifier])
         }
     }
 
@@ -315,8 +334,10 @@ package final class NotificationStore: Sendable {
         try database.write { db in
             let filter = identifiers.map { "AND identifier IN (\(databaseQuestionMarks(count: $0.count)))" } ?? ""
             let arguments = StatementArguments([bundleID] + (identifiers ?? []))
-            let removed = try Row.fetchAll(db, sql: "SELECT request, next_fire, added_at, inside FROM pending WHERE bundle_id = ? \(filter)",
-                                           arguments: arguments).map(Self.pending(from:))
+            let removed = try Row.fetchAll(
+                db, sql: "SELECT request, next_fire, added_at, inside FROM pending WHERE bundle_id = ? \(filter)",
+                arguments: arguments
+            ).map(Self.pending(from:))
             try db.execute(sql: "DELETE FROM pending WHERE bundle_id = ? \(filter)", arguments: arguments)
             return removed
         }
@@ -327,9 +348,12 @@ package final class NotificationStore: Sendable {
     /// The app's delivered notifications, newest first.
     package func delivered(of bundleID: String) throws -> [NotificationRecord] {
         try database.read { db in
-            try String.fetchAll(db, sql: """
-                SELECT notification FROM delivered WHERE bundle_id = ? ORDER BY delivered_at DESC, rowid DESC
-                """, arguments: [bundleID]).map { try Self.decode(NotificationRecord.self, $0) }
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT notification FROM delivered WHERE bundle_id = ? ORDER BY delivered_at DESC, rowid DESC
+                    """, arguments: [bundleID]
+            ).map { try Self.decode(NotificationRecord.self, $0) }
         }
     }
 
@@ -378,8 +402,10 @@ package final class NotificationStore: Sendable {
             if let identifiers {
                 let marks = databaseQuestionMarks(count: identifiers.count)
                 let arguments = StatementArguments([bundleID] + identifiers)
-                removed = try String.fetchAll(db, sql: "SELECT notification FROM delivered WHERE bundle_id = ? AND identifier IN (\(marks))",
-                                              arguments: arguments).map { try Self.decode(NotificationRecord.self, $0) }
+                removed = try String.fetchAll(
+                    db, sql: "SELECT notification FROM delivered WHERE bundle_id = ? AND identifier IN (\(marks))",
+                    arguments: arguments
+                ).map { try Self.decode(NotificationRecord.self, $0) }
                 try db.execute(sql: "DELETE FROM delivered WHERE bundle_id = ? AND identifier IN (\(marks))", arguments: arguments)
             } else {
                 removed = try String.fetchAll(db, sql: "SELECT notification FROM delivered WHERE bundle_id = ?", arguments: [bundleID])
@@ -405,8 +431,9 @@ package final class NotificationStore: Sendable {
         try database.write { db in
             try db.execute(sql: "DELETE FROM category WHERE bundle_id = ?", arguments: [bundleID])
             for (identifier, text) in rows {
-                try db.execute(sql: "INSERT OR REPLACE INTO category (bundle_id, identifier, category) VALUES (?, ?, ?)",
-                               arguments: [bundleID, identifier, text])
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO category (bundle_id, identifier, category) VALUES (?, ?, ?)",
+                    arguments: [bundleID, identifier, text])
             }
         }
     }

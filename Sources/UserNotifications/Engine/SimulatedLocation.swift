@@ -33,10 +33,10 @@ package struct SimulatedLocation: Sendable {
     /// The location and when it was set; nil when none was.
     package func current() -> (coordinate: CLLocationCoordinate2D, setAt: Date)? {
         guard let data = try? Data(contentsOf: path),
-              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let latitude = (object["latitude"] as? NSNumber)?.doubleValue,
-              let longitude = (object["longitude"] as? NSNumber)?.doubleValue,
-              let setAt = (try? FileManager.default.attributesOfItem(atPath: path.path))?[.modificationDate] as? Date
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let latitude = (object["latitude"] as? NSNumber)?.doubleValue,
+            let longitude = (object["longitude"] as? NSNumber)?.doubleValue,
+            let setAt = (try? FileManager.default.attributesOfItem(atPath: path.path))?[.modificationDate] as? Date
         else { return nil }
         return (CLLocationCoordinate2D(latitude: latitude, longitude: longitude), setAt)
     }

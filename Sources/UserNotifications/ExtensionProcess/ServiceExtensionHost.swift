@@ -1,7 +1,8 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
 
 /// The extension process's side of the wire protocol (`ServiceExtensionWire`): a thread reads the daemon's
 /// messages from standard input and hands them to the main thread, which runs the extension; the first content
@@ -25,8 +26,10 @@ enum ServiceExtensionHost {
     /// Reads one message per line until end of file. The first must be the request; a line that is not a
     /// message ends the process (status 2). End of file after the request leaves the extension running for
     /// `orphanedLifetime`, then ends it (status 2).
-    private static func readMessages(make: @escaping @Sendable @MainActor () -> UNNotificationServiceExtension,
-                                     sender: ServiceExtensionResultSender) {
+    private static func readMessages(
+        make: @escaping @Sendable @MainActor () -> UNNotificationServiceExtension,
+        sender: ServiceExtensionResultSender
+    ) {
         var receivedRequest = false
         for line in StandardInputLines() {
             if line.isEmpty { continue }
@@ -45,7 +48,9 @@ enum ServiceExtensionHost {
             }
         }
         if !receivedRequest {
-            fail("UserNotifications: the service extension got no request on its standard input; it is run by the device daemon (docs/service-extensions.md)")
+            fail(
+                "UserNotifications: the service extension got no request on its standard input; it is run by the device daemon (docs/service-extensions.md)"
+            )
         }
         // The daemon is gone, or (run by hand) has nothing more to say: the extension gets the usual time, then
         // ends, so that one that hangs does not outlive its daemon.
@@ -56,8 +61,10 @@ enum ServiceExtensionHost {
     /// How long an extension runs after its input ended: the daemon's default budget and grace.
     static let orphanedLifetime: TimeInterval = 35
 
-    @MainActor private static func start(_ request: RequestRecord, make: @MainActor () -> UNNotificationServiceExtension,
-                                         sender: ServiceExtensionResultSender) {
+    @MainActor private static func start(
+        _ request: RequestRecord, make: @MainActor () -> UNNotificationServiceExtension,
+        sender: ServiceExtensionResultSender
+    ) {
         let made = make()
         service = made
         made.didReceive(request.request) { content in sender.send(content) }

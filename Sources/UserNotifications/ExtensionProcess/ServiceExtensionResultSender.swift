@@ -1,8 +1,9 @@
+import Foundation
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import Synchronization
 
 /// The content handler's work in the extension process: the first call writes the content to the result file
 /// (atomically, so the daemon never reads half of it) and ends the process with status 0; later calls do nothing.

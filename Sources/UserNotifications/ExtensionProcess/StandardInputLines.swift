@@ -1,7 +1,8 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
 
 /// The lines of file descriptor 0, without their newlines, read with read(2) until end of file or an error.
 struct StandardInputLines: Sequence, IteratorProtocol {

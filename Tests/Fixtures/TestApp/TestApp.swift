@@ -14,16 +14,20 @@ func emit(_ fields: [String: Any]) {
 }
 
 final class Handler: NSObject, UNUserNotificationCenterDelegate {
-    func userNotificationCenter(_ center: UNUserNotificationCenter, willPresent notification: UNNotification,
-                                withCompletionHandler completionHandler: @escaping (UNNotificationPresentationOptions) -> Void) {
+    func userNotificationCenter(
+        _ center: UNUserNotificationCenter, willPresent notification: UNNotification,
+        withCompletionHandler completionHandler: @escaping (UNNotificationPresentationOptions) -> Void
+    ) {
         let content = notification.request.content
         emit(["event": "willPresent", "identifier": notification.request.identifier, "title": content.title, "body": content.body])
         let none = ProcessInfo.processInfo.environment["HERALD_TEST_PRESENT"] == "none"
         completionHandler(none ? [] : [.banner, .list, .sound, .badge])
     }
 
-    func userNotificationCenter(_ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse,
-                                withCompletionHandler completionHandler: @escaping () -> Void) {
+    func userNotificationCenter(
+        _ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse,
+        withCompletionHandler completionHandler: @escaping () -> Void
+    ) {
         var fields: [String: Any] = [
             "event": "didReceive", "identifier": response.notification.request.identifier,
             "action": response.actionIdentifier, "title": response.notification.request.content.title,
@@ -46,8 +50,9 @@ struct TestApp {
             emit(["event": "background", "userInfo": payload])
         }
         emit(["event": "started", "launchReason": ProcessInfo.processInfo.environment["HERALD_LAUNCH_REASON"] ?? "none"])
-        let reply = UNTextInputNotificationAction(identifier: "reply", title: "Reply", options: [],
-                                                  textInputButtonTitle: "Send", textInputPlaceholder: "Message")
+        let reply = UNTextInputNotificationAction(
+            identifier: "reply", title: "Reply", options: [],
+            textInputButtonTitle: "Send", textInputPlaceholder: "Message")
         let open = UNNotificationAction(identifier: "open-app", title: "Open", options: [.foreground])
         let archive = UNNotificationAction(identifier: "archive", title: "Archive", options: [.destructive])
         center.setNotificationCategories([
@@ -115,8 +120,10 @@ struct TestApp {
                 center.removeDeliveredNotifications(withIdentifiers: [arguments.removeFirst()])
             case "delivered":
                 let delivered = await center.deliveredNotifications()
-                emit(["event": "delivered", "identifiers": delivered.map(\.request.identifier),
-                      "titles": delivered.map(\.request.content.title)])
+                emit([
+                    "event": "delivered", "identifiers": delivered.map(\.request.identifier),
+                    "titles": delivered.map(\.request.content.title),
+                ])
             case "wait":
                 lifetime = Double(arguments.removeFirst()) ?? lifetime
             default:

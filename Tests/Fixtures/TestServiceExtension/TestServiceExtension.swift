@@ -1,10 +1,11 @@
+import Foundation
+import UserNotifications
+
 // A service extension for the runner's tests, written as app code is (Swift 5 language mode, `@main` subclass).
 // What it does is chosen by the request's userInfo["mode"].
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import UserNotifications
 
 @main
 final class TestServiceExtension: UNNotificationServiceExtension {

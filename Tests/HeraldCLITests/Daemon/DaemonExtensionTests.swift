@@ -47,7 +47,8 @@ import UserNotifications
         // Once it is in the inbox (its extension running for a second), the database is held.
         let deadline = ContinuousClock.now + .seconds(10)
         while try await database.read({ try Int.fetchOne($0, sql: "SELECT count(*) FROM inbox WHERE done = 0") }) == 0,
-              ContinuousClock.now < deadline {
+            ContinuousClock.now < deadline
+        {
             try await Task.sleep(for: .milliseconds(5))
         }
         try await database.writeWithoutTransaction { try $0.execute(sql: "BEGIN IMMEDIATE") }

@@ -67,8 +67,10 @@ final class DaemonFixture: Sendable {
             try FileManager.default.createDirectory(at: appex, withIntermediateDirectories: true)
             try plist([
                 "CFBundleIdentifier": bundleID + ".Service", "CFBundleExecutable": "herald-test-service-extension",
-                "NSExtension": ["NSExtensionPointIdentifier": "com.apple.usernotifications.service",
-                                "NSExtensionPrincipalClass": "TestServiceExtension"],
+                "NSExtension": [
+                    "NSExtensionPointIdentifier": "com.apple.usernotifications.service",
+                    "NSExtensionPrincipalClass": "TestServiceExtension",
+                ],
             ]).write(to: appex.appendingPathComponent("Info.plist"))
         }
         if !strings.isEmpty {
@@ -114,7 +116,8 @@ final class DaemonFixture: Sendable {
 
     /// Starts the test app as `bundleID` would be started by a person (its own process, the daemon's data dir).
     func startApp(_ arguments: [String] = [], environment: [String: String] = [:]) throws -> HeraldProcess {
-        try HeraldProcess.start(arguments, executable: HeraldProcess.built("herald-test-app"), environment: environment.merging(["HERALD_DATA_DIR": data]) { a, _ in a })
+        try HeraldProcess.start(
+            arguments, executable: HeraldProcess.built("herald-test-app"), environment: environment.merging(["HERALD_DATA_DIR": data]) { a, _ in a })
     }
 
     /// The lines an app launched by the daemon wrote (DATA/device/logs/ID.log).

@@ -167,7 +167,9 @@ import Testing
         #expect(error.contains("went to the device daemon (`herald device`)"), "\(app.output)\(app.errorOutput)")
         #expect(error.contains("the app's does not count"), "\(error)")
         #expect(error.contains("herald device settings --app \(DaemonFixture.app) --allow"), "\(error)")
-        #expect(await fixture.daemon.waitForErrorOutput(containing: "herald device settings --app \(DaemonFixture.app) --allow"), "\(fixture.daemon.errorOutput)")
+        #expect(
+            await fixture.daemon.waitForErrorOutput(containing: "herald device settings --app \(DaemonFixture.app) --allow"),
+            "\(fixture.daemon.errorOutput)")
 
         let allowed = try await CommandRunTests.run(["device", "settings", "--app", DaemonFixture.app, "--allow", "--data-dir", fixture.data])
         #expect(allowed.status == 0, "\(allowed.error)")
@@ -199,7 +201,8 @@ import Testing
 
         // The other app's executable, claiming the first app's bundle id, still acts as itself.
         let other = try HeraldProcess.start(
-            ["delivered", "steal", "secret", "wait", "0"], executable: URL(fileURLWithPath: fixture.data + "/bundles/\(DaemonFixture.otherApp).app/herald-test-app"),
+            ["delivered", "steal", "secret", "wait", "0"],
+            executable: URL(fileURLWithPath: fixture.data + "/bundles/\(DaemonFixture.otherApp).app/herald-test-app"),
             environment: ["HERALD_DATA_DIR": fixture.data, "HERALD_BUNDLE_ID": DaemonFixture.app]
         )
         #expect(await other.waitForEvent("delivered")?["identifiers"] == .array([]), "\(other.output)\(other.errorOutput)")
@@ -208,7 +211,8 @@ import Testing
         // A program that is not installed gets nothing.
         let rogue = fixture.data + "/rogue"
         try FileManager.default.copyItem(atPath: HeraldProcess.built("herald-test-app").path, toPath: rogue)
-        let refused = try HeraldProcess.start(["add", "x", "wait", "0"], executable: URL(fileURLWithPath: rogue), environment: ["HERALD_DATA_DIR": fixture.data])
+        let refused = try HeraldProcess.start(
+            ["add", "x", "wait", "0"], executable: URL(fileURLWithPath: rogue), environment: ["HERALD_DATA_DIR": fixture.data])
         #expect(await refused.waitForEvent("addFailed")?["error"]?.stringValue?.contains("not an installed app") == true, "\(refused.output)")
 
         let still = try fixture.startApp(["delivered", "wait", "0"])

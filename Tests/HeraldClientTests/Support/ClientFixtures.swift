@@ -38,7 +38,9 @@ enum ClientFixtures {
     }
 
     /// Sends to `token` and returns the result or the error.
-    static func outcome(_ client: APNsClient, _ notification: APNsNotification = notification, to token: DeviceToken = token, timeout: Duration? = nil) async -> Result<APNsSendResult, APNsClientError> {
+    static func outcome(
+        _ client: APNsClient, _ notification: APNsNotification = notification, to token: DeviceToken = token, timeout: Duration? = nil
+    ) async -> Result<APNsSendResult, APNsClientError> {
         do {
             return .success(try await client.send(notification, to: token, timeout: timeout))
         } catch {

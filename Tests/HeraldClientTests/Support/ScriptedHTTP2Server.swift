@@ -94,9 +94,10 @@ final class ScriptedHTTP2Server: Sendable {
                         HTTP2Setting(parameter: .maxHeaderListSize, value: 16_384),
                     ]
                     try channel.pipeline.syncOperations.addHandler(NIOHTTP2Handler(mode: .server, connectionConfiguration: configuration))
-                    try channel.pipeline.syncOperations.addHandler(ScriptHandler(
-                        connection: number, box: box, afterFirstSuccess: afterFirstSuccess, script: script
-                    ))
+                    try channel.pipeline.syncOperations.addHandler(
+                        ScriptHandler(
+                            connection: number, box: box, afterFirstSuccess: afterFirstSuccess, script: script
+                        ))
                 }
             }
             .bind(host: "127.0.0.1", port: 0)
@@ -153,7 +154,8 @@ extension ScriptedHTTP2Server {
                     unacknowledged += buffer.readableBytes
                 }
                 if unacknowledged > 16_384 {
-                    context.write(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: unacknowledged))), promise: nil)
+                    context.write(
+                        wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: unacknowledged))), promise: nil)
                     unacknowledged = 0
                 }
                 if data.endStream { arrived(frame.streamID, context: context) }
@@ -197,14 +199,21 @@ extension ScriptedHTTP2Server {
                     goAway(lastStreamID: streamID, reason: reason, context: context)
                     respond(status: status, reason: reason, on: streamID, context: context)
                 case .settings(let maximum, let then):
-                    context.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings([
-                        HTTP2Setting(parameter: .maxConcurrentStreams, value: maximum),
-                    ])))), promise: nil)
+                    context.writeAndFlush(
+                        wrapOutboundOut(
+                            HTTP2Frame(
+                                streamID: .rootStream,
+                                payload: .settings(
+                                    .settings([
+                                        HTTP2Setting(parameter: .maxConcurrentStreams, value: maximum)
+                                    ])))), promise: nil)
                     perform(then, on: streamID, context: context)
                 case .delay(let duration, let then):
                     let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
                     let loopContext = NIOLoopBound(context, eventLoop: context.eventLoop)
-                    context.eventLoop.scheduleTask(in: .nanoseconds(Int64(duration.components.seconds) * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)) {
+                    context.eventLoop.scheduleTask(
+                        in: .nanoseconds(Int64(duration.components.seconds) * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+                    ) {
                         handler.value.perform(then, on: streamID, context: loopContext.value)
                     }
                 case .close:
@@ -220,19 +229,26 @@ extension ScriptedHTTP2Server {
             open.remove(streamID)
             if status == 200, !raised, let afterFirstSuccess {
                 raised = true
-                context.write(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings([
-                    HTTP2Setting(parameter: .maxConcurrentStreams, value: afterFirstSuccess),
-                ])))), promise: nil)
+                context.write(
+                    wrapOutboundOut(
+                        HTTP2Frame(
+                            streamID: .rootStream,
+                            payload: .settings(
+                                .settings([
+                                    HTTP2Setting(parameter: .maxConcurrentStreams, value: afterFirstSuccess)
+                                ])))), promise: nil)
             }
             var headers = HPACKHeaders([(":status", String(status)), ("apns-id", partialID(streamID))])
             if let reason {
                 headers.add(name: "content-type", value: "application/json")
                 context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: headers)))), promise: nil)
                 let body = context.channel.allocator.buffer(string: #"{"reason":"\#(reason)"}"#)
-                context.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .data(.init(data: .byteBuffer(body), endStream: true)))), promise: nil)
+                context.writeAndFlush(
+                    wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .data(.init(data: .byteBuffer(body), endStream: true)))), promise: nil)
             } else {
                 headers.add(name: "apns-unique-id", value: "00000000-0000-4000-8000-\(String(format: "%012d", Int(streamID)))")
-                context.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: headers, endStream: true)))), promise: nil)
+                context.writeAndFlush(
+                    wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: headers, endStream: true)))), promise: nil)
             }
         }
 
@@ -245,9 +261,11 @@ extension ScriptedHTTP2Server {
 
         private func goAway(lastStreamID: HTTP2StreamID, reason: String, context: ChannelHandlerContext) {
             let debug = context.channel.allocator.buffer(string: #"{"reason":"\#(reason)"}"#)
-            context.writeAndFlush(wrapOutboundOut(HTTP2Frame(
-                streamID: .rootStream, payload: .goAway(lastStreamID: lastStreamID, errorCode: .noError, opaqueData: debug)
-            )), promise: nil)
+            context.writeAndFlush(
+                wrapOutboundOut(
+                    HTTP2Frame(
+                        streamID: .rootStream, payload: .goAway(lastStreamID: lastStreamID, errorCode: .noError, opaqueData: debug)
+                    )), promise: nil)
         }
     }
 }

@@ -1,10 +1,11 @@
+import Foundation
+import HeraldDevice
+import HeraldTesting
+import UserNotifications
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import HeraldTesting
-import HeraldDevice
-import UserNotifications
 
 /// A data directory with an app's attachment store, where service extensions built by this package run.
 struct ExtensionHarness: Sendable {
@@ -15,8 +16,9 @@ struct ExtensionHarness: Sendable {
 
     init() throws {
         directory = try TemporaryDirectory()
-        store = AttachmentStore(directory: directory.url.appendingPathComponent("attachments").appendingPathComponent(Self.app),
-                                bundleDirectory: directory.url.appendingPathComponent("Podcast.app"))
+        store = AttachmentStore(
+            directory: directory.url.appendingPathComponent("attachments").appendingPathComponent(Self.app),
+            bundleDirectory: directory.url.appendingPathComponent("Podcast.app"))
     }
 
     var dataDirectory: URL { directory.url }
@@ -32,8 +34,10 @@ struct ExtensionHarness: Sendable {
 
     /// A remote notification's request ("Episode 12" / "Out now", identifier `push-1`) asking the test extension
     /// for `mode`.
-    static func request(mode: String? = nil, title: String = "Episode 12", body: String = "Out now",
-                        userInfo: [String: Any] = [:]) throws -> RequestRecord {
+    static func request(
+        mode: String? = nil, title: String = "Episode 12", body: String = "Out now",
+        userInfo: [String: Any] = [:]
+    ) throws -> RequestRecord {
         let content = UNMutableNotificationContent()
         content.title = title
         content.body = body
@@ -65,17 +69,22 @@ struct ExtensionHarness: Sendable {
     static let expiringWithGrace = ServiceExtensionRunner(budget: .seconds(1), grace: .seconds(10))
 
     /// Runs `executable` for `request` with the app's data directory and bundle identifier in its environment.
-    func run(_ request: RequestRecord, runner: ServiceExtensionRunner = ExtensionHarness.patient,
-             executable: URL = ExtensionHarness.testExtension, environment: [String: String] = [:]) async -> ServiceExtensionOutcome {
-        await runner.run(executable: executable, request: request,
-                         environment: ["HERALD_DATA_DIR": dataDirectory.path, "HERALD_BUNDLE_ID": Self.app].merging(environment) { $1 },
-                         attachments: store)
+    func run(
+        _ request: RequestRecord, runner: ServiceExtensionRunner = ExtensionHarness.patient,
+        executable: URL = ExtensionHarness.testExtension, environment: [String: String] = [:]
+    ) async -> ServiceExtensionOutcome {
+        await runner.run(
+            executable: executable, request: request,
+            environment: ["HERALD_DATA_DIR": dataDirectory.path, "HERALD_BUNDLE_ID": Self.app].merging(environment) { $1 },
+            attachments: store)
     }
 
     /// Runs `executable` to its end, its standard input read from `input` and its output going to files (no
     /// thread waits on a pipe).
-    func runToEnd(_ executable: URL, _ arguments: [String] = [], input: Data = Data(),
-                  environment: [String: String]) async throws -> (status: Int32, output: Data, error: String) {
+    func runToEnd(
+        _ executable: URL, _ arguments: [String] = [], input: Data = Data(),
+        environment: [String: String]
+    ) async throws -> (status: Int32, output: Data, error: String) {
         let base = dataDirectory.appendingPathComponent("process-\(UUID().uuidString)")
         let (inputFile, output, error) = (base.appendingPathExtension("in"), base.appendingPathExtension("out"), base.appendingPathExtension("err"))
         try input.write(to: inputFile)
@@ -115,7 +124,8 @@ struct ExtensionHarness: Sendable {
     /// True while `pid` is a live process (a zombie counts as gone).
     static func isRunning(_ pid: pid_t) -> Bool {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return false }
+            let close = stat.lastIndex(of: ")")
+        else { return false }
         let state = stat[stat.index(after: close)...].split(separator: " ").first
         return state != "Z" && state != "X"
     }

@@ -1,7 +1,8 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
 
 /// Serves one body to every HTTP request on 127.0.0.1 (a port the system picks), on a thread of its own, until
 /// stopped: enough for an extension's download.
@@ -24,7 +25,8 @@ final class TinyHTTPServer: Sendable {
         guard listener >= 0, bound else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         port = UInt16(bigEndian: address.sin_port)
         self.listener = listener
-        let response = Data("HTTP/1.1 200 OK\r\nContent-Type: \(contentType)\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n".utf8) + body
+        let response =
+            Data("HTTP/1.1 200 OK\r\nContent-Type: \(contentType)\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n".utf8) + body
         Thread.detachNewThread {
             while true {
                 let connection = accept(listener, nil, nil)

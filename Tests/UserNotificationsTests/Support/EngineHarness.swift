@@ -27,7 +27,9 @@ final class RecordingPresenter: NotificationPresenter {
     /// `withdraw BUNDLE_ID a,b` and `badge BUNDLE_ID N`, in order.
     var otherChanges: [String] { changes.withLock { $0 } }
     func present(_ card: NotificationCard) { cards.withLock { $0.append(card) } }
-    func withdraw(bundleID: String, identifiers: [String]) { changes.withLock { $0.append("withdraw \(bundleID) \(identifiers.joined(separator: ","))") } }
+    func withdraw(bundleID: String, identifiers: [String]) {
+        changes.withLock { $0.append("withdraw \(bundleID) \(identifiers.joined(separator: ","))") }
+    }
     func setBadge(_ count: Int, of bundleID: String) { changes.withLock { $0.append("badge \(bundleID) \(count)") } }
 }
 
@@ -76,11 +78,14 @@ struct EngineHarness {
         _ = try await engine.requestAuthorization(of: Self.app, options: [.alert, .sound, .badge])
     }
 
-    func add(_ identifier: String, title: String = "Hello", badge: Int? = nil, trigger: UNNotificationTrigger?, at now: Date = start) async throws -> LocalEngine.Fired? {
+    func add(_ identifier: String, title: String = "Hello", badge: Int? = nil, trigger: UNNotificationTrigger?, at now: Date = start) async throws
+        -> LocalEngine.Fired?
+    {
         let content = UNMutableNotificationContent()
         content.title = title
         content.badge = badge.map { NSNumber(value: $0) }
-        return try await engine.add(try RequestRecord(UNNotificationRequest(identifier: identifier, content: content, trigger: trigger)), of: Self.app, now: now)
+        return try await engine.add(
+            try RequestRecord(UNNotificationRequest(identifier: identifier, content: content, trigger: trigger)), of: Self.app, now: now)
     }
 
     func pendingIDs() async throws -> [String] {

@@ -27,9 +27,11 @@ open class UNNotificationCategory: NSObject, NSCopying, @unchecked Sendable {
     package let summaryFormat: String?
 
     /// A category with actions, intents, an optional hidden-previews placeholder and summary format, and options.
-    public init(identifier: String, actions: [UNNotificationAction], intentIdentifiers: [String],
-                hiddenPreviewsBodyPlaceholder: String?, categorySummaryFormat: String?,
-                options: UNNotificationCategoryOptions = []) {
+    public init(
+        identifier: String, actions: [UNNotificationAction], intentIdentifiers: [String],
+        hiddenPreviewsBodyPlaceholder: String?, categorySummaryFormat: String?,
+        options: UNNotificationCategoryOptions = []
+    ) {
         self.identifier = identifier
         self.actions = actions
         self.intentIdentifiers = intentIdentifiers
@@ -39,17 +41,23 @@ open class UNNotificationCategory: NSObject, NSCopying, @unchecked Sendable {
     }
 
     /// A category with actions, intents and options.
-    public convenience init(identifier: String, actions: [UNNotificationAction], intentIdentifiers: [String],
-                            options: UNNotificationCategoryOptions = []) {
-        self.init(identifier: identifier, actions: actions, intentIdentifiers: intentIdentifiers,
-                  hiddenPreviewsBodyPlaceholder: nil, categorySummaryFormat: nil, options: options)
+    public convenience init(
+        identifier: String, actions: [UNNotificationAction], intentIdentifiers: [String],
+        options: UNNotificationCategoryOptions = []
+    ) {
+        self.init(
+            identifier: identifier, actions: actions, intentIdentifiers: intentIdentifiers,
+            hiddenPreviewsBodyPlaceholder: nil, categorySummaryFormat: nil, options: options)
     }
 
     /// A category with actions, intents, the text shown when previews are hidden, and options.
-    public convenience init(identifier: String, actions: [UNNotificationAction], intentIdentifiers: [String],
-                            hiddenPreviewsBodyPlaceholder: String, options: UNNotificationCategoryOptions = []) {
-        self.init(identifier: identifier, actions: actions, intentIdentifiers: intentIdentifiers,
-                  hiddenPreviewsBodyPlaceholder: hiddenPreviewsBodyPlaceholder, categorySummaryFormat: nil, options: options)
+    public convenience init(
+        identifier: String, actions: [UNNotificationAction], intentIdentifiers: [String],
+        hiddenPreviewsBodyPlaceholder: String, options: UNNotificationCategoryOptions = []
+    ) {
+        self.init(
+            identifier: identifier, actions: actions, intentIdentifiers: intentIdentifiers,
+            hiddenPreviewsBodyPlaceholder: hiddenPreviewsBodyPlaceholder, categorySummaryFormat: nil, options: options)
     }
 
     /// The category itself: it is immutable.

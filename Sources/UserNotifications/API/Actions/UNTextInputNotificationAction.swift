@@ -11,8 +11,10 @@ open class UNTextInputNotificationAction: UNNotificationAction, @unchecked Senda
     public let textInputPlaceholder: String
 
     /// A text-input action with an identifier, a title, options, the send button's title and a placeholder.
-    public init(identifier: String, title: String, options: UNNotificationActionOptions = [],
-                textInputButtonTitle: String, textInputPlaceholder: String) {
+    public init(
+        identifier: String, title: String, options: UNNotificationActionOptions = [],
+        textInputButtonTitle: String, textInputPlaceholder: String
+    ) {
         self.textInputButtonTitle = textInputButtonTitle
         self.textInputPlaceholder = textInputPlaceholder
         super.init(identifier: identifier, title: title, options: options)

@@ -11,14 +11,18 @@ package enum AppGroupContainer {
 
     /// The container of `groupIdentifier`, created if missing; nil when the identifier is empty, `.`/`..` or
     /// holds a `/` (it names one directory), or the directory cannot be made.
-    package static func url(for groupIdentifier: String,
-                            environment: [String: String] = ProcessInfo.processInfo.environment) -> URL? {
+    package static func url(
+        for groupIdentifier: String,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> URL? {
         guard !groupIdentifier.isEmpty, groupIdentifier != ".", groupIdentifier != "..",
-              !groupIdentifier.contains("/"), !groupIdentifier.contains("\0") else { return nil }
+            !groupIdentifier.contains("/"), !groupIdentifier.contains("\0")
+        else { return nil }
         let container = root(environment: environment).appendingPathComponent(groupIdentifier, isDirectory: true)
         do {
-            try FileManager.default.createDirectory(at: container, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                at: container, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
         } catch {
             return nil
         }

@@ -84,7 +84,7 @@ package enum AttachmentIntegrity {
     private static func aviDuration(_ reader: any ByteReader) throws(UNError) -> Double? {
         let head = try reader.bytes(at: 0, count: 88)
         guard head.count >= 56 + 32, AttachmentSniffer.ascii(head[12..<16]) == "LIST",
-              AttachmentSniffer.ascii(head[20..<24]) == "hdrl", AttachmentSniffer.ascii(head[24..<28]) == "avih"
+            AttachmentSniffer.ascii(head[20..<24]) == "hdrl", AttachmentSniffer.ascii(head[24..<28]) == "avih"
         else { throw corrupt("AVI movie", "has no main header ('hdrl/avih')") }
         let microsecondsPerFrame = UInt64(littleEndian: head, at: 32, count: 4)
         let totalFrames = UInt64(littleEndian: head, at: 48, count: 4)

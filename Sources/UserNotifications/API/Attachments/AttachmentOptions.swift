@@ -36,7 +36,9 @@ package struct AttachmentOptions: Codable, Hashable, Sendable {
         guard let options else { return }
         if let hint = options[UNNotificationAttachmentOptionsTypeHintKey] {
             guard let string = hint as? String else {
-                throw UNError(.attachmentUnrecognizedType, "options[\(UNNotificationAttachmentOptionsTypeHintKey)] must be a type identifier string such as \"public.jpeg\"")
+                throw UNError(
+                    .attachmentUnrecognizedType,
+                    "options[\(UNNotificationAttachmentOptionsTypeHintKey)] must be a type identifier string such as \"public.jpeg\"")
             }
             typeHint = string
         }
@@ -51,7 +53,8 @@ package struct AttachmentOptions: Codable, Hashable, Sendable {
         }
         if let time = options[UNNotificationAttachmentOptionsThumbnailTimeKey] {
             guard let seconds = Self.seconds(time), seconds.isFinite, seconds >= 0 else {
-                throw Self.invalid(UNNotificationAttachmentOptionsThumbnailTimeKey, "must be a number of seconds (or a CMTime dictionary) of at least 0")
+                throw Self.invalid(
+                    UNNotificationAttachmentOptionsThumbnailTimeKey, "must be a number of seconds (or a CMTime dictionary) of at least 0")
             }
             thumbnailTime = seconds
         }
@@ -101,7 +104,7 @@ package struct AttachmentOptions: Codable, Hashable, Sendable {
     private static func seconds(_ value: Any) -> Double? {
         if let seconds = number(value) { return seconds }
         guard let time = value as? [AnyHashable: Any],
-              let units = time["value"].flatMap(number), let timescale = time["timescale"].flatMap(number), timescale > 0
+            let units = time["value"].flatMap(number), let timescale = time["timescale"].flatMap(number), timescale > 0
         else { return nil }
         if let flags = time["flags"].flatMap(number), Int(flags) & 1 == 0 { return nil }
         return units / timescale
@@ -111,11 +114,12 @@ package struct AttachmentOptions: Codable, Hashable, Sendable {
         let key = UNNotificationAttachmentOptionsThumbnailClippingRectKey
         let rect: ClippingRect
         if let cgRect = value as? CGRect {
-            rect = ClippingRect(x: Double(cgRect.origin.x), y: Double(cgRect.origin.y),
-                                width: Double(cgRect.size.width), height: Double(cgRect.size.height))
+            rect = ClippingRect(
+                x: Double(cgRect.origin.x), y: Double(cgRect.origin.y),
+                width: Double(cgRect.size.width), height: Double(cgRect.size.height))
         } else if let dictionary = value as? [AnyHashable: Any] {
             guard let x = dictionary["X"].flatMap(number), let y = dictionary["Y"].flatMap(number),
-                  let width = dictionary["Width"].flatMap(number), let height = dictionary["Height"].flatMap(number)
+                let width = dictionary["Width"].flatMap(number), let height = dictionary["Height"].flatMap(number)
             else { throw invalid(key, "must have the numbers X, Y, Width and Height") }
             rect = ClippingRect(x: x, y: y, width: width, height: height)
         } else {
@@ -124,7 +128,7 @@ package struct AttachmentOptions: Codable, Hashable, Sendable {
         let tolerance = 1e-9
         let values = [rect.x, rect.y, rect.width, rect.height]
         guard values.allSatisfy(\.isFinite), rect.x >= 0, rect.y >= 0, rect.width > 0, rect.height > 0,
-              rect.x + rect.width <= 1 + tolerance, rect.y + rect.height <= 1 + tolerance
+            rect.x + rect.width <= 1 + tolerance, rect.y + rect.height <= 1 + tolerance
         else {
             throw invalid(key, "must be a non-empty rectangle within the unit square 0…1, got (\(rect.x), \(rect.y), \(rect.width), \(rect.height))")
         }

@@ -39,7 +39,9 @@ package enum AttachmentValidator {
 
         let format = try resolve(try AttachmentSniffer.sniff(reader), typeHint: options.typeHint, fileExtension: url.pathExtension)
         guard reader.size <= format.kind.maximumSize else {
-            throw UNError(.attachmentInvalidFileSize, "the \(format.kind) attachment \(url.lastPathComponent) has \(reader.size) bytes; at most \(format.kind.maximumSize) are allowed")
+            throw UNError(
+                .attachmentInvalidFileSize,
+                "the \(format.kind) attachment \(url.lastPathComponent) has \(reader.size) bytes; at most \(format.kind.maximumSize) are allowed")
         }
         let metadata = try AttachmentIntegrity.check(reader, as: format)
         if let time = options.thumbnailTime {
@@ -61,9 +63,15 @@ package enum AttachmentValidator {
             if let format = hinted.compactMap({ $0 }).first(where: candidates.contains) ?? fallback {
                 return format
             }
-            throw UNError(.attachmentUnrecognizedType, "the attachment's content looks like \(candidates.map(\.typeIdentifier).joined(separator: " or ")) but neither a type hint nor the file extension confirms it")
+            throw UNError(
+                .attachmentUnrecognizedType,
+                "the attachment's content looks like \(candidates.map(\.typeIdentifier).joined(separator: " or ")) but neither a type hint nor the file extension confirms it"
+            )
         case .unknown:
-            throw UNError(.attachmentUnrecognizedType, "the attachment's content is not a supported image (JPEG, PNG, GIF), audio (MP3, WAV, AIFF, MPEG-4 audio) or movie (MPEG, MPEG-2, MPEG-4, AVI)")
+            throw UNError(
+                .attachmentUnrecognizedType,
+                "the attachment's content is not a supported image (JPEG, PNG, GIF), audio (MP3, WAV, AIFF, MPEG-4 audio) or movie (MPEG, MPEG-2, MPEG-4, AVI)"
+            )
         }
     }
 

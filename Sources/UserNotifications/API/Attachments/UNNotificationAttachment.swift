@@ -43,8 +43,9 @@ open class UNNotificationAttachment: NSObject, NSCopying, @unchecked Sendable {
     ///   (empty or truncated file, malformed options, thumbnail time past the end).
     public convenience init(identifier: String, url: URL, options: [AnyHashable: Any]? = nil) throws {
         let validated = try AttachmentValidator.validate(url: url, options: options)
-        self.init(identifier: identifier.isEmpty ? UUID().uuidString : identifier, url: url,
-                  type: validated.format.typeIdentifier, options: validated.options)
+        self.init(
+            identifier: identifier.isEmpty ? UUID().uuidString : identifier, url: url,
+            type: validated.format.typeIdentifier, options: validated.options)
     }
 
     /// The same attachment with its file at `url`: the engine's hook after it moved (or copied) the file

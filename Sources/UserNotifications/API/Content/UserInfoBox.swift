@@ -22,9 +22,10 @@ struct UserInfoBox: @unchecked Sendable {
             return left == right
         }
         if let left = lhs as? [AnyHashable: Any], let right = rhs as? [AnyHashable: Any] {
-            return left.count == right.count && left.allSatisfy { key, value in
-                right[key].map { looselyEqual(value, $0) } ?? false
-            }
+            return left.count == right.count
+                && left.allSatisfy { key, value in
+                    right[key].map { looselyEqual(value, $0) } ?? false
+                }
         }
         if let left = lhs as? [Any], let right = rhs as? [Any] {
             return left.count == right.count && zip(left, right).allSatisfy { looselyEqual($0, $1) }

@@ -20,8 +20,9 @@ public protocol UNNotificationContentExtension: AnyObject {
     func didReceive(_ notification: UNNotification)
 
     /// Called when the user picks one of the category's actions; call `completion` with what to do next.
-    func didReceive(_ response: UNNotificationResponse,
-                    completionHandler completion: @escaping (UNNotificationContentExtensionResponseOption) -> Void)
+    func didReceive(
+        _ response: UNNotificationResponse,
+        completionHandler completion: @escaping (UNNotificationContentExtensionResponseOption) -> Void)
 
     /// The play/pause button the extension wants for its media.
     var mediaPlayPauseButtonType: UNNotificationContentExtensionMediaPlayPauseButtonType { get }
@@ -38,8 +39,10 @@ public protocol UNNotificationContentExtension: AnyObject {
 
 extension UNNotificationContentExtension {
     /// Dismisses the interface and forwards the action to the app, as when the method is not implemented.
-    public func didReceive(_ response: UNNotificationResponse,
-                           completionHandler completion: @escaping (UNNotificationContentExtensionResponseOption) -> Void) {
+    public func didReceive(
+        _ response: UNNotificationResponse,
+        completionHandler completion: @escaping (UNNotificationContentExtensionResponseOption) -> Void
+    ) {
         completion(.dismissAndForwardAction)
     }
 

@@ -35,8 +35,10 @@ open class UNNotificationServiceExtension: NSObject {
 
     /// Called with the notification's request; call `contentHandler` once with the content to show.
     /// The default shows the request's content unchanged.
-    open func didReceive(_ request: UNNotificationRequest,
-                         withContentHandler contentHandler: @escaping @Sendable (UNNotificationContent) -> Void) {
+    open func didReceive(
+        _ request: UNNotificationRequest,
+        withContentHandler contentHandler: @escaping @Sendable (UNNotificationContent) -> Void
+    ) {
         contentHandler(request.content)
     }
 

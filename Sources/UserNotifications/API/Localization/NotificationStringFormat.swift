@@ -46,8 +46,10 @@ package enum NotificationStringFormat {
 
     private static let flagCharacters: Set<Character> = ["-", "+", " ", "#", "0", "'"]
     private static let lengthCharacters: Set<Character> = ["h", "l", "q", "L", "z", "t", "j"]
-    private static let conversions: Set<Character> = ["%", "@", "d", "D", "i", "u", "U", "x", "X", "o", "O",
-                                                      "f", "F", "e", "E", "g", "G", "a", "A", "c", "C", "s", "S", "p"]
+    private static let conversions: Set<Character> = [
+        "%", "@", "d", "D", "i", "u", "U", "x", "X", "o", "O",
+        "f", "F", "e", "E", "g", "G", "a", "A", "c", "C", "s", "S", "p",
+    ]
 
     /// The specifier after a `%`, and where it ends; nil when the format ends inside it or it is unknown.
     private static func parse(_ format: String, at start: String.Index) -> (Specifier, String.Index)? {

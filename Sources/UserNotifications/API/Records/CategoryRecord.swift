@@ -26,8 +26,9 @@ package struct ActionRecord: Codable, Hashable, Sendable {
         guard let textInput else {
             return UNNotificationAction(identifier: identifier, title: title, options: options)
         }
-        return UNTextInputNotificationAction(identifier: identifier, title: title, options: options,
-                                             textInputButtonTitle: textInput.buttonTitle, textInputPlaceholder: textInput.placeholder)
+        return UNTextInputNotificationAction(
+            identifier: identifier, title: title, options: options,
+            textInputButtonTitle: textInput.buttonTitle, textInputPlaceholder: textInput.placeholder)
     }
 }
 
@@ -50,9 +51,10 @@ package struct CategoryRecord: Codable, Hashable, Sendable {
     }
 
     package var category: UNNotificationCategory {
-        UNNotificationCategory(identifier: identifier, actions: actions.map(\.action), intentIdentifiers: intentIdentifiers,
-                               hiddenPreviewsBodyPlaceholder: hiddenPreviewsBodyPlaceholder,
-                               categorySummaryFormat: categorySummaryFormat,
-                               options: UNNotificationCategoryOptions(rawValue: options))
+        UNNotificationCategory(
+            identifier: identifier, actions: actions.map(\.action), intentIdentifiers: intentIdentifiers,
+            hiddenPreviewsBodyPlaceholder: hiddenPreviewsBodyPlaceholder,
+            categorySummaryFormat: categorySummaryFormat,
+            options: UNNotificationCategoryOptions(rawValue: options))
     }
 }

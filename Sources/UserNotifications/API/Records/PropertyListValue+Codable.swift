@@ -12,7 +12,8 @@ extension PropertyListValue: Codable {
     package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         guard container.allKeys.count == 1, let key = container.allKeys.first else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "a property-list value has exactly one type key"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "a property-list value has exactly one type key"))
         }
         switch key {
         case .string: self = .string(try container.decode(String.self, forKey: key))

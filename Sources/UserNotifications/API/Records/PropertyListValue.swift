@@ -66,7 +66,9 @@ package enum PropertyListValue: Sendable, Hashable {
             }
             self = .array(values)
         default:
-            throw RecordError("\(path) holds a \(type(of: value)), which is not a property-list value (use strings, numbers, booleans, dates, data, arrays and dictionaries with string keys)")
+            throw RecordError(
+                "\(path) holds a \(type(of: value)), which is not a property-list value (use strings, numbers, booleans, dates, data, arrays and dictionaries with string keys)"
+            )
         }
     }
 

@@ -23,8 +23,9 @@ package struct RegionRecord: Codable, Hashable, Sendable {
     package var region: CLRegion {
         let region: CLRegion
         if let latitude, let longitude, let radius {
-            region = CLCircularRegion(center: CLLocationCoordinate2D(latitude: latitude, longitude: longitude),
-                                      radius: radius, identifier: identifier)
+            region = CLCircularRegion(
+                center: CLLocationCoordinate2D(latitude: latitude, longitude: longitude),
+                radius: radius, identifier: identifier)
         } else {
             region = CLRegion(identifier: identifier)
         }

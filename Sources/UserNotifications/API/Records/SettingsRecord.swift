@@ -27,13 +27,15 @@ package struct SettingsRecord: Codable, Sendable, Hashable {
         case providesAppNotificationSettings
     }
 
-    private static var settingKeys: [(CodingKeys, WritableKeyPath<SettingsRecord, UNNotificationSetting>)] { [
-        (.soundSetting, \.soundSetting), (.badgeSetting, \.badgeSetting), (.alertSetting, \.alertSetting),
-        (.notificationCenterSetting, \.notificationCenterSetting), (.lockScreenSetting, \.lockScreenSetting),
-        (.carPlaySetting, \.carPlaySetting), (.criticalAlertSetting, \.criticalAlertSetting),
-        (.announcementSetting, \.announcementSetting), (.timeSensitiveSetting, \.timeSensitiveSetting),
-        (.scheduledDeliverySetting, \.scheduledDeliverySetting), (.directMessagesSetting, \.directMessagesSetting),
-    ] }
+    private static var settingKeys: [(CodingKeys, WritableKeyPath<SettingsRecord, UNNotificationSetting>)] {
+        [
+            (.soundSetting, \.soundSetting), (.badgeSetting, \.badgeSetting), (.alertSetting, \.alertSetting),
+            (.notificationCenterSetting, \.notificationCenterSetting), (.lockScreenSetting, \.lockScreenSetting),
+            (.carPlaySetting, \.carPlaySetting), (.criticalAlertSetting, \.criticalAlertSetting),
+            (.announcementSetting, \.announcementSetting), (.timeSensitiveSetting, \.timeSensitiveSetting),
+            (.scheduledDeliverySetting, \.scheduledDeliverySetting), (.directMessagesSetting, \.directMessagesSetting),
+        ]
+    }
 
     package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)

@@ -40,10 +40,12 @@ package enum CalendarMatching {
 
         var after = start
         for _ in 0..<maximumAttempts {
-            guard let candidate = searchCalendar.nextDate(after: after, matching: fields,
-                                                          matchingPolicy: .nextTimePreservingSmallerComponents,
-                                                          repeatedTimePolicy: .first),
-                  candidate > after
+            guard
+                let candidate = searchCalendar.nextDate(
+                    after: after, matching: fields,
+                    matchingPolicy: .nextTimePreservingSmallerComponents,
+                    repeatedTimePolicy: .first),
+                candidate > after
             else { return nil }
             let repeatedHour = fields.hour != nil && isSecondOccurrence(candidate, in: searchCalendar)
             if dateFieldsMatch(candidate, fields, in: searchCalendar), !repeatedHour {
