@@ -15,6 +15,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
 fi
 
+# The tree stays formatted (.swift-format; `swift format format -i -r --parallel Sources Tests Examples Package.swift`).
+swift format lint --strict --parallel -r Sources Tests Examples Package.swift
 swift build --build-tests
 # In parallel (about 25 s on 2 cores; 80 s serially). Child processes start through CSpawn's posix_spawn, not
 # Foundation's Process.run(), which crashed now and then with many descriptors open (swift-corelibs-foundation#5472),
