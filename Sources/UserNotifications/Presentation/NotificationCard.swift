@@ -101,20 +101,6 @@ package struct NotificationCard: Sendable, Hashable {
 }
 
 extension NotificationCard {
-    /// A remote notification as the gateway delivered it.
-    package init(_ notification: LinkNotification) {
-        let payload = (try? JSONValue.parse(notification.payload)) ?? .object([:])
-        let content = PayloadContent(payload: payload)
-        self.init(
-            apnsID: APNsID.format(notification.apnsID), identifier: notification.requestIdentifier,
-            topic: notification.bundleID, title: content.title, subtitle: content.subtitle, body: content.body,
-            badge: content.badge, sound: content.sound, categoryIdentifier: content.categoryIdentifier,
-            threadIdentifier: content.threadIdentifier, userInfo: payload,
-            date: Date(timeIntervalSince1970: Double(notification.receivedAt) / 1000),
-            note: content.title == nil && content.body == nil ? "(no alert: \(notification.pushType.rawValue) push)" : nil
-        )
-    }
-
     /// A notification of `bundleID` as the engine delivers it (`apnsID`: a remote one's).
     package init(_ notification: NotificationRecord, bundleID: String, apnsID: String? = nil) {
         let content = notification.request.content
