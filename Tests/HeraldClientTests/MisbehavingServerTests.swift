@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import HeraldClient
 import HeraldWire
@@ -195,9 +198,19 @@ import Testing
     }
 
     @Test func noServerIsAConnectionFailureAfterTheRetries() async throws {
-        let server = try await ScriptedHTTP2Server.start { _ in [.respond(status: 200)] }
-        let url = server.url
-        await server.stop()
+        // A port bound but not listening: connections are refused, and no other test (the suite runs in parallel)
+        // can start a server on it meanwhile, as it could on the port of a server just stopped.
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
+        }
+        #expect(bound)
+        let url = URL(string: "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))")!
         let client = try ClientFixtures.client(url) { $0.retryPolicy.maximumAttempts = 3 }
         let error = try #require(await ClientFixtures.outcome(client).failure)
         #expect(error.code == .connectionFailed)
