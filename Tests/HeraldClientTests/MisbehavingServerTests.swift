@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import HeraldClient
 import HeraldWire
 import NIOHTTP2
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The client against a scripted HTTP/2 server that does what APNs and broken servers do.
 @Suite struct MisbehavingServerTests {
