@@ -28,6 +28,22 @@ import X509
         TemporaryPath.make("herald-cli")
     }
 
+    /// A gateway serving the store of a new data directory, as `herald serve --data-dir` would: what commands given
+    /// that directory write, it sees within 100 ms.
+    static func gatewayOnADataDirectory(
+        configure: (inout GatewayConfiguration) -> Void = { _ in }
+    ) async throws -> (data: String, store: SQLiteStore, gateway: TestGateway) {
+        let data = temporaryDirectory()
+        let directory = DataDirectory(path: data)
+        try directory.prepare()
+        let store = try SQLiteStore(path: directory.storePath)
+        let gateway = try await TestGateway.start(store: store) {
+            $0.directoryTimeToLive = .milliseconds(100)
+            configure(&$0)
+        }
+        return (data, store, gateway)
+    }
+
     @Test func keysCreateWritesAPrivateKeyOnlyTheOwnerReads() async throws {
         let data = Self.temporaryDirectory()
         let keyPath = data + "-key.p8"
@@ -155,13 +171,7 @@ import X509
     /// Every PEM file Herald writes ends in a newline, so `cat cert.pem key.pem > apns.pem` makes a file TLS
     /// libraries read: `herald send` authenticates with the joined file alone, as with its two halves.
     @Test func pemFilesJoinWithCat() async throws {
-        let data = Self.temporaryDirectory()
-        let store = try SQLiteStore(
-            path: {
-                try? DataDirectory(path: data).prepare()
-                return DataDirectory(path: data).storePath
-            }())
-        let gateway = try await TestGateway.start(store: store) { $0.directoryTimeToLive = .milliseconds(100) }
+        let (data, _, gateway) = try await Self.gatewayOnADataDirectory()
         let (certificate, key, p8) = (data + "/cert.pem", data + "/key.pem", data + "/key.p8")
         // Issued by the gateway's own CA, which client certificates must chain to.
         let issued = try await Self.run([
@@ -196,16 +206,7 @@ import X509
     /// words, and does not retry what no retry can fix.
     @Test(arguments: [("127.0.0.1", "127.0.0.1"), ("::1", "[::1]")])
     func sendReachesAGatewayByAddressAndSaysAnUntrustedOneOnce(listening host: String, url: String) async throws {
-        let data = Self.temporaryDirectory()
-        let store = try SQLiteStore(
-            path: {
-                try? DataDirectory(path: data).prepare()
-                return DataDirectory(path: data).storePath
-            }())
-        let gateway = try await TestGateway.start(store: store) {
-            $0.host = host
-            $0.directoryTimeToLive = .milliseconds(100)
-        }
+        let (data, _, gateway) = try await Self.gatewayOnADataDirectory { $0.host = host }
         let keyPath = data + "/key.p8"
         #expect(
             try await Self.run(["keys", "create", "--data-dir", data, "--team-id", "TEAM123456", "--key-id", "KEYADDRESS", "--out", keyPath]).status
@@ -259,13 +260,7 @@ import X509
 
     /// `keys create` and `tokens issue` against a data directory a gateway is serving from, then `send`.
     @Test func sendPushesThroughARunningGatewayAndReportsReasons() async throws {
-        let data = Self.temporaryDirectory()
-        let store = try SQLiteStore(
-            path: {
-                try? DataDirectory(path: data).prepare()
-                return DataDirectory(path: data).storePath
-            }())
-        let gateway = try await TestGateway.start(store: store) { $0.directoryTimeToLive = .milliseconds(100) }
+        let (data, store, gateway) = try await Self.gatewayOnADataDirectory()
         let keyPath = data + "/cli-key.p8"
         #expect(
             try await Self.run(["keys", "create", "--data-dir", data, "--team-id", "CLITEAM001", "--key-id", "CLIKEY0001", "--out", keyPath]).status

@@ -14,7 +14,8 @@ import Testing
         // One engine per core, each over its own handle of the file: more waiting engines than cooperative threads.
         let engines = try (0..<max(2, ProcessInfo.processInfo.activeProcessorCount)).map { _ in
             LocalEngine(
-                store: try NotificationStore(path: path), calendar: .current, prompt: Grant(), presenter: TerminalPresenter(style: .none),
+                store: try NotificationStore(path: path), calendar: .current, prompt: ScriptedPrompt(answer: true),
+                presenter: TerminalPresenter(style: .none),
                 attachments: { AttachmentStore(directory: directory.url.appendingPathComponent($0), bundleDirectory: directory.url) }
             )
         }
@@ -44,7 +45,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let path = directory.url.appendingPathComponent("notifications.sqlite").path
         let engine = LocalEngine(
-            store: try NotificationStore(path: path, busyTimeout: 0.1), calendar: .current, prompt: Grant(),
+            store: try NotificationStore(path: path, busyTimeout: 0.1), calendar: .current, prompt: ScriptedPrompt(answer: true),
             presenter: TerminalPresenter(style: .none),
             attachments: { AttachmentStore(directory: directory.url.appendingPathComponent($0), bundleDirectory: directory.url) }
         )
@@ -80,8 +81,4 @@ import Testing
             return
         }
     }
-}
-
-private struct Grant: AuthorizationPrompt {
-    func ask(bundleID: String, options: UNAuthorizationOptions) async -> Bool? { true }
 }

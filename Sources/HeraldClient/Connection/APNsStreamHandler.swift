@@ -338,7 +338,6 @@ final class APNsStreamHandler: ChannelInboundHandler {
 
     /// No new requests: the queue fails, and the connection closes once nothing is in flight.
     private func startDraining(context: ChannelHandlerContext, detail: String? = nil) {
-        gauge.usable.store(false, ordering: .relaxed)
         guard state.startDraining() else { return }
         drained(context: context, detail: detail)
     }
