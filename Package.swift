@@ -97,6 +97,10 @@ let package = Package(
         ),
         // Apple-named location types, so `import CoreLocation` compiles as on iOS (regions for location triggers).
         .target(name: "CoreLocation"),
+        // sd-bus from libsystemd (Debian: libsystemd-dev), and the poll(2) its bus thread waits in.
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        // A D-Bus client (and, for tests, server) on sd-bus: calls, signals, exported objects, for any task.
+        .target(name: "HeraldDBus", dependencies: ["CSystemd"]),
         // glibc's posix_spawn extensions (chdir, closefrom) for ChildProcess; Swift's Glibc module hides them.
         .target(name: "CSpawn"),
         // Apple's API for apps and extensions, the in-process engine for local notifications, and the client of the
@@ -120,6 +124,7 @@ let package = Package(
                 "HeraldTLS",
                 "CoreLocation",
                 "CSpawn",
+                "HeraldDBus",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -174,6 +179,8 @@ let package = Package(
             name: "HeraldTesting",
             dependencies: [
                 "HeraldWire",
+                "HeraldDBus",
+                "HeraldDevice",
                 "HeraldClient",
                 "HeraldStore",
                 "HeraldGateway",
@@ -213,7 +220,9 @@ let package = Package(
         ),
         .testTarget(
             name: "HeraldDeviceTests",
-            dependencies: ["HeraldDevice", "UserNotifications", "HeraldWire", "HeraldTesting", .product(name: "NIOCore", package: "swift-nio")]
+            dependencies: [
+                "HeraldDevice", "HeraldDBus", "UserNotifications", "HeraldWire", "HeraldTesting", .product(name: "NIOCore", package: "swift-nio"),
+            ]
         ),
         // The same API used as iOS apps use it, compiled in the Swift 5 language mode.
         .testTarget(
@@ -307,7 +316,7 @@ func isAppCode(_ target: Target) -> Bool {
     target.name == "UserNotificationsTestsSwift5" || target.name.hasSuffix("Example")
         || ["Examples/", "Tests/Fixtures/"].contains { target.path?.hasPrefix($0) == true }
 }
-for target in package.targets where !isAppCode(target) {
+for target in package.targets where !isAppCode(target) && target.type != .system {
     var settings = target.swiftSettings ?? []
     settings.append(contentsOf: [
         .enableUpcomingFeature("ExistentialAny"),
