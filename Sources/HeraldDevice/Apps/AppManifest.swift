@@ -17,6 +17,8 @@ package struct AppManifest: Codable, Hashable, Sendable {
     package var bundleIdentifier: String
     /// `CFBundleDisplayName`, else `CFBundleName`.
     package var displayName: String?
+    /// `CFBundleIconFile`, relative to the bundle (`.png` added when it has no extension).
+    package var iconFile: String?
     /// The `.app` directory, absolute with symlinks resolved.
     package var bundleDirectory: URL
     /// `CFBundleExecutable`, found in the bundle or the executable directory; absolute, symlinks resolved.
@@ -25,11 +27,12 @@ package struct AppManifest: Codable, Hashable, Sendable {
     package var extensions: [ExtensionManifest]
 
     package init(
-        bundleIdentifier: String, displayName: String? = nil, bundleDirectory: URL, executable: URL,
+        bundleIdentifier: String, displayName: String? = nil, iconFile: String? = nil, bundleDirectory: URL, executable: URL,
         extensions: [ExtensionManifest] = []
     ) {
         self.bundleIdentifier = bundleIdentifier
         self.displayName = displayName
+        self.iconFile = iconFile
         self.bundleDirectory = bundleDirectory
         self.executable = executable
         self.extensions = extensions
@@ -61,6 +64,7 @@ package struct AppManifest: Codable, Hashable, Sendable {
         let identifier = try info.bundleIdentifier()
         var displayName = try info.string("CFBundleDisplayName")
         if displayName == nil { displayName = try info.string("CFBundleName") }
+        let iconFile = try info.string("CFBundleIconFile").map { $0.contains(".") ? $0 : $0 + ".png" }
         let directory = executableDirectory.map(ResolvedPath.resolveIfPossible)
         let executable = try info.executable(executableDirectory: directory)
         var extensions: [ExtensionManifest] = []
@@ -69,8 +73,8 @@ package struct AppManifest: Codable, Hashable, Sendable {
         }
         try checkUnique(extensions, bundle: bundle)
         return AppManifest(
-            bundleIdentifier: identifier, displayName: displayName, bundleDirectory: bundle, executable: executable,
-            extensions: extensions
+            bundleIdentifier: identifier, displayName: displayName, iconFile: iconFile, bundleDirectory: bundle,
+            executable: executable, extensions: extensions
         )
     }
 
@@ -140,7 +144,7 @@ package struct AppManifest: Codable, Hashable, Sendable {
 
 extension AppManifest {
     private enum CodingKeys: String, CodingKey {
-        case bundleIdentifier, displayName, bundleDirectory, executable, extensions
+        case bundleIdentifier, displayName, iconFile, bundleDirectory, executable, extensions
     }
 
     /// Paths are stored as plain absolute paths.
@@ -148,6 +152,7 @@ extension AppManifest {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         bundleIdentifier = try container.decode(String.self, forKey: .bundleIdentifier)
         displayName = try container.decodeIfPresent(String.self, forKey: .displayName)
+        iconFile = try container.decodeIfPresent(String.self, forKey: .iconFile)
         bundleDirectory = URL(fileURLWithPath: try container.decode(String.self, forKey: .bundleDirectory), isDirectory: true)
         executable = URL(fileURLWithPath: try container.decode(String.self, forKey: .executable), isDirectory: false)
         extensions = try container.decode([ExtensionManifest].self, forKey: .extensions)
@@ -157,6 +162,7 @@ extension AppManifest {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(bundleIdentifier, forKey: .bundleIdentifier)
         try container.encodeIfPresent(displayName, forKey: .displayName)
+        try container.encodeIfPresent(iconFile, forKey: .iconFile)
         try container.encode(bundleDirectory.path, forKey: .bundleDirectory)
         try container.encode(executable.path, forKey: .executable)
         try container.encode(extensions, forKey: .extensions)

@@ -24,21 +24,35 @@ package struct Presentation: Sendable, Hashable {
         package var bundleID: String
         /// `CFBundleDisplayName`, else `CFBundleName`, else the bundle id.
         package var displayName: String
-        /// The app's icon file (`AppIcon.png` in its bundle), if it has one.
+        /// The app's icon file (`CFBundleIconFile`, else `AppIcon.png` in its bundle), if it has one.
         package var iconPath: String?
+        /// The bundle's directory, where its sound files are; nil for an app that is not installed.
+        package var bundleDirectory: String?
+        /// The app's desktop entry id (`com.example.app` for `com.example.app.desktop` in an XDG `applications`
+        /// directory), if it has one.
+        package var desktopEntry: String?
 
-        package init(bundleID: String, displayName: String? = nil, iconPath: String? = nil) {
+        package init(
+            bundleID: String, displayName: String? = nil, iconPath: String? = nil, bundleDirectory: String? = nil, desktopEntry: String? = nil
+        ) {
             self.bundleID = bundleID
             self.displayName = displayName ?? bundleID
             self.iconPath = iconPath
+            self.bundleDirectory = bundleDirectory
+            self.desktopEntry = desktopEntry
         }
 
         /// An installed app as its bundle names it; an app that is not installed (`herald device --topic`) by its id.
-        package init(_ manifest: AppManifest?, bundleID: String) {
-            let icon = manifest?.bundleDirectory.appendingPathComponent("AppIcon.png").path
+        package init(_ manifest: AppManifest?, bundleID: String, environment: [String: String] = ProcessInfo.processInfo.environment) {
+            let exists = { (path: String) in FileManager.default.fileExists(atPath: path) ? path : nil }
+            let icons = [manifest?.iconFile, "AppIcon.png"].compactMap { $0 }
             self.init(
                 bundleID: bundleID, displayName: manifest?.displayName,
-                iconPath: icon.flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
+                iconPath: manifest.flatMap { manifest in
+                    icons.lazy.compactMap { exists(manifest.bundleDirectory.appendingPathComponent($0).path) }.first
+                },
+                bundleDirectory: manifest?.bundleDirectory.path,
+                desktopEntry: DesktopEntry.find(bundleID, environment: environment)
             )
         }
     }
@@ -74,6 +88,8 @@ package struct Presentation: Sendable, Hashable {
     package var actions: [Action]
     /// The category asks to hear of dismissals (`.customDismissAction`).
     package var reportsDismissal: Bool
+    /// What stands for the content when previews are hidden: the category's `hiddenPreviewsBodyPlaceholder`.
+    package var hiddenPreviewsPlaceholder: String?
 
     package init(card: NotificationCard, app: App, category: CategoryRecord?) {
         id = ID(bundleID: card.topic, identifier: card.identifier)
@@ -81,5 +97,6 @@ package struct Presentation: Sendable, Hashable {
         self.card = card
         actions = category?.actions.map(Action.init) ?? []
         reportsDismissal = UNNotificationCategoryOptions(rawValue: category?.options ?? 0).contains(.customDismissAction)
+        hiddenPreviewsPlaceholder = category?.hiddenPreviewsBodyPlaceholder.flatMap { $0.isEmpty ? nil : $0 }
     }
 }

@@ -265,7 +265,8 @@ package actor LocalEngine {
             }
             completions.append(completion)
             if !options.isDisjoint(with: [.banner, .alert]) && settings.alertSetting != .disabled {
-                let card = NotificationCard(fired.notification, bundleID: fired.bundleID, apnsID: fired.apnsID)
+                var card = NotificationCard(fired.notification, bundleID: fired.bundleID, apnsID: fired.apnsID)
+                card.style = NotificationCard.Style(content: request.content, settings: settings, options: options)
                 if fired.apnsID == nil { presenter.present(card) } else { remoteCards.append(card) }
             }
         }

@@ -24,6 +24,8 @@ package struct NotificationCard: Sendable, Hashable {
     package var note: String?
     /// The files attached (in the attachment store).
     package var attachments: [Attachment] = []
+    /// How it may draw attention: interruption level, sound, quiet delivery, hidden previews.
+    package var style = Style()
 
     package struct Attachment: Sendable, Hashable {
         package var identifier: String

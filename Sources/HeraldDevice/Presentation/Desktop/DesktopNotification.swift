@@ -1,0 +1,111 @@
+import Foundation
+import HeraldDBus
+import UserNotifications
+
+/// The arguments of one `Notify` call (freedesktop Desktop Notifications spec 1.2) for a presentation, shaped by
+/// what the server advertises in `GetCapabilities`: each missing capability drops or folds its feature, none fails.
+/// docs/desktop.md has the table.
+struct DesktopNotification: Hashable {
+    static let defaultAction = "default"
+    static let inlineReplyAction = "inline-reply"
+
+    var appName: String
+    var replacesID: UInt32
+    var appIcon: String
+    var summary: String
+    var body: String
+    /// Key, label, key, label…
+    var actions: [String]
+    var hints: [String: DBusValue]
+    /// Milliseconds; -1: the server's default; 0: until closed.
+    var expireTimeout: Int32
+    /// The text-input action the server's inline reply answers (KDE), if any.
+    var replyAction: String?
+    /// Text-input actions left off the bubble: the server has no inline reply (or already has one).
+    var omittedActions: [String] = []
+
+    init(_ presentation: Presentation, capabilities: Set<String>, replacing replacesID: UInt32) {
+        let card = presentation.card
+        let style = card.style
+        appName = presentation.app.displayName
+        self.replacesID = replacesID
+        appIcon = presentation.app.iconPath ?? ""
+        if style.hidesPreview {
+            summary = presentation.app.displayName
+            body = presentation.hiddenPreviewsPlaceholder ?? "Notification"
+        } else {
+            let heading = [card.title, card.subtitle].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " — ")
+            summary = heading.isEmpty ? presentation.app.displayName : heading
+            body = card.body ?? card.note ?? ""
+        }
+        if !capabilities.contains("body") {
+            if !body.isEmpty { summary += ": " + body }
+            body = ""
+        } else if capabilities.contains("body-markup") {
+            body = Self.escapingMarkup(body)
+        }
+
+        hints = [:]
+        actions = []
+        if capabilities.contains("actions") {
+            actions = [Self.defaultAction, "Open"]
+            for action in presentation.actions {
+                guard let input = action.textInput else {
+                    actions += [action.identifier, action.title]
+                    continue
+                }
+                if capabilities.contains("inline-reply"), replyAction == nil {
+                    actions += [Self.inlineReplyAction, action.title]
+                    hints["x-kde-reply-placeholder-text"] = .string(input.placeholder)
+                    hints["x-kde-reply-submit-button-text"] = .string(input.buttonTitle)
+                    replyAction = action.identifier
+                } else {
+                    omittedActions.append(action.identifier)
+                }
+            }
+        }
+
+        switch (style.isQuiet, style.interruptionLevel) {
+        case (true, _): hints["urgency"] = .byte(0)
+        case (false, .passive):
+            hints["urgency"] = .byte(0)
+            hints["transient"] = .boolean(true)
+        case (false, .critical): hints["urgency"] = .byte(2)
+        case (false, _): hints["urgency"] = .byte(1)
+        }
+        expireTimeout = !style.isQuiet && [.timeSensitive, .critical].contains(style.interruptionLevel) ? 0 : -1
+        if let entry = presentation.app.desktopEntry { hints["desktop-entry"] = .string(entry) }
+        if !style.hidesPreview, let image = card.attachments.first(where: { Self.isImage($0.path) }) {
+            hints["image-path"] = .string(URL(fileURLWithPath: image.path).absoluteString)
+        }
+        if style.playsSound {
+            if let name = style.soundName, let bundle = presentation.app.bundleDirectory,
+                FileManager.default.fileExists(atPath: bundle + "/" + name)
+            {
+                hints["sound-file"] = .string(bundle + "/" + name)
+            } else {
+                hints["sound-name"] = .string("message-new-instant")
+            }
+        } else {
+            hints["suppress-sound"] = .boolean(true)
+        }
+    }
+
+    /// `Notify`'s arguments: `(susssasa{sv}i)`.
+    var arguments: [DBusValue] {
+        [
+            .string(appName), .uint32(replacesID), .string(appIcon), .string(summary), .string(body), .strings(actions),
+            .hints(hints), .int32(expireTimeout),
+        ]
+    }
+
+    /// The markup servers with `body-markup` read: `&`, `<` and `>` escaped, so text shows as typed.
+    static func escapingMarkup(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+    }
+
+    /// The attachment types a notification server draws (iOS shows the first attachment; an image here).
+    private static func isImage(_ path: String) -> Bool {
+        ["png", "jpg", "jpeg", "gif"].contains((path as NSString).pathExtension.lowercased())
+    }
+}

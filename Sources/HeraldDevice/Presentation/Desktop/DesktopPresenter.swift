@@ -1,0 +1,284 @@
+package import Foundation
+import HeraldDBus
+import UserNotifications
+
+/// Notifications as bubbles of the desktop's notification server (`org.freedesktop.Notifications` on the session
+/// bus: GNOME, KDE, dunst, mako, xfce4-notifyd), and what the person does with them as responses.
+///
+/// Each presentation becomes one `Notify` call shaped by the server's capabilities (``DesktopNotification``); a
+/// presentation with the id of one shown replaces its bubble, a withdrawal closes it. `ActionInvoked`,
+/// `NotificationReplied` (KDE's inline reply) and `NotificationClosed` (dismissed by the person) come back as
+/// ``PresenterEvent``s, from the server only: signals from any other bus client are ignored.
+///
+/// When the bus or the server cannot be reached (at start or later) it says so once, shows notifications on its
+/// `fallback` presenter meanwhile, and connects again when the bus comes back. Which bubble is which notification
+/// is kept in `stateFile`, so that an action clicked after the daemon restarted still reaches the app.
+package actor DesktopPresenter: Presenter {
+    static let name = "org.freedesktop.Notifications"
+    static let path = "/org/freedesktop/Notifications"
+
+    /// A bubble on screen, by the id its server gave it.
+    struct Shown: Codable, Hashable {
+        var bundleID: String
+        var identifier: String
+        /// The text-input action its inline reply answers.
+        var replyAction: String?
+        var reportsDismissal: Bool
+        /// An action, reply or open was reported: the close that follows is not a dismissal.
+        var answered = false
+
+        var presentationID: Presentation.ID { Presentation.ID(bundleID: bundleID, identifier: identifier) }
+    }
+
+    /// What `stateFile` holds: the server (by its unique bus name) and its bubbles.
+    struct SavedState: Codable {
+        var address: String
+        var server: String
+        var shown: [UInt32: Shown]
+    }
+
+    /// A live connection to a notification server.
+    struct Link {
+        var connection: DBusConnection
+        var capabilities: Set<String>
+        /// The server's unique bus name: the only sender whose signals count.
+        var server: String
+        var signals: AsyncStream<DBusSignal>
+    }
+
+    private let address: String?
+    private let stateFile: URL?
+    private let fallback: (any Presenter)?
+    private let log: @Sendable (String) -> Void
+    private let retryDelay: Duration
+
+    private var link: Link?
+    private var connecting: Task<Link?, Never>?
+    private var lastFailure: ContinuousClock.Instant?
+    private var failureReported = false
+    private var shown: [UInt32: Shown] = [:]
+    private var saved: SavedState?
+    private var events: (@Sendable (PresenterEvent) async -> Void)?
+    private var reportedNoInlineReply = false
+
+    /// - Parameters:
+    ///   - address: the bus; nil: the session bus (`DBUS_SESSION_BUS_ADDRESS`, else `$XDG_RUNTIME_DIR/bus`).
+    ///   - stateFile: where the bubbles' ids are kept across restarts; nil keeps them in memory.
+    ///   - fallback: shows notifications while the desktop cannot be reached (the terminal); nil drops them
+    ///     there (another presenter shows them anyway).
+    ///   - log: hears, once per change, that the desktop was reached or lost.
+    ///   - retryDelay: how long after a failed attempt the next one is made.
+    package init(
+        address: String? = nil, stateFile: URL? = nil, fallback: (any Presenter)? = TerminalCardPresenter(),
+        log: @escaping @Sendable (String) -> Void, retryDelay: Duration = .seconds(2)
+    ) {
+        self.address = address
+        self.stateFile = stateFile
+        self.fallback = fallback
+        self.log = log
+        self.retryDelay = retryDelay
+        saved = stateFile.flatMap { try? JSONDecoder().decode(SavedState.self, from: Data(contentsOf: $0)) }
+    }
+
+    // MARK: Presenter
+
+    package func present(_ presentation: Presentation) async {
+        guard let link = await currentLink() else {
+            await fallback?.present(presentation)
+            return
+        }
+        let previous = shown.first { $0.value.presentationID == presentation.id }?.key
+        let notification = DesktopNotification(presentation, capabilities: link.capabilities, replacing: previous ?? 0)
+        do throws(DBusError) {
+            let reply = try await link.connection.call(
+                destination: Self.name, path: Self.path, interface: Self.name, member: "Notify", notification.arguments, timeout: .seconds(5))
+            guard let id = reply.first?.integer.flatMap(UInt32.init(exactly:)) else {
+                throw DBusError.malformed("Notify answered \(reply)")
+            }
+            if let previous { shown[previous] = nil }
+            shown[id] = Shown(
+                bundleID: presentation.id.bundleID, identifier: presentation.id.identifier, replyAction: notification.replyAction,
+                reportsDismissal: presentation.reportsDismissal)
+            save()
+            if !notification.omittedActions.isEmpty, !reportedNoInlineReply {
+                reportedNoInlineReply = true
+                log(
+                    "the desktop's notification server has no inline reply: text-input actions are left off its bubbles; "
+                        + "answer with herald device respond \(presentation.id.identifier) --action \(notification.omittedActions[0]) --text '…'")
+            }
+        } catch {
+            lose(link, because: "Notify failed: \(error)")
+            await fallback?.present(presentation)
+        }
+    }
+
+    package func withdraw(_ ids: [Presentation.ID]) async {
+        let wanted = Set(ids)
+        let closing = shown.filter { wanted.contains($0.value.presentationID) }.map(\.key)
+        guard !closing.isEmpty else { return }
+        for id in closing { shown[id] = nil }
+        save()
+        guard let link else { return }
+        for id in closing {
+            _ = try? await link.connection.call(
+                destination: Self.name, path: Self.path, interface: Self.name, member: "CloseNotification", [.uint32(id)])
+        }
+    }
+
+    /// The Unity launcher API that GNOME's docks, KDE and Plank read: `com.canonical.Unity.LauncherEntry.Update`.
+    package func setBadge(_ count: Int, of app: Presentation.App) async {
+        guard let link = await currentLink() else { return }
+        let entry = "application://\(app.desktopEntry ?? app.bundleID).desktop"
+        let objectPath =
+            "/com/canonical/unity/launcherentry/"
+            + String(app.bundleID.unicodeScalars.map { $0.properties.isAlphabetic || ("0"..."9").contains($0) ? Character($0) : "_" })
+        try? await link.connection.emit(
+            path: objectPath, interface: "com.canonical.Unity.LauncherEntry", member: "Update",
+            [.string(entry), .hints(["count": .int64(Int64(count)), "count-visible": .boolean(count > 0)])])
+    }
+
+    package func run(reporting events: @escaping @Sendable (PresenterEvent) async -> Void) async throws {
+        self.events = events
+        while !Task.isCancelled {
+            guard let link = await currentLink() else {
+                try await Task.sleep(for: retryDelay)
+                continue
+            }
+            for await signal in link.signals { await handle(signal, from: link) }
+            lose(link, because: "the session bus closed the connection")
+        }
+    }
+
+    // MARK: The server's signals
+
+    private func handle(_ signal: DBusSignal, from link: Link) async {
+        if signal.interface == "org.freedesktop.DBus", signal.member == "NameOwnerChanged" {
+            // The server stopped or another took its place: its bubbles are gone.
+            guard signal.body.first?.string == Self.name else { return }
+            self.link?.server = signal.body.count == 3 ? signal.body[2].string ?? "" : ""
+            shown = [:]
+            save()
+            return
+        }
+        guard signal.sender == self.link?.server, signal.interface == Self.name,
+            let id = signal.body.first?.integer.flatMap(UInt32.init(exactly:)), var bubble = shown[id]
+        else { return }
+        let presentation = bubble.presentationID
+        var event: PresenterEvent?
+        switch signal.member {
+        case "ActionInvoked":
+            guard signal.body.count == 2, let key = signal.body[1].string, key != DesktopNotification.inlineReplyAction, !bubble.answered else {
+                return
+            }
+            event = key == DesktopNotification.defaultAction ? .opened(presentation) : .action(presentation, identifier: key)
+            bubble.answered = true
+            shown[id] = bubble
+        case "NotificationReplied":
+            guard signal.body.count == 2, let text = signal.body[1].string, let action = bubble.replyAction, !bubble.answered else { return }
+            event = .reply(presentation, action: action, text: text)
+            bubble.answered = true
+            shown[id] = bubble
+        case "NotificationClosed":
+            // 1 expired, 2 dismissed by the person, 3 closed by CloseNotification, 4 undefined.
+            let reason = signal.body.count == 2 ? signal.body[1].integer : nil
+            if reason == 2, bubble.reportsDismissal, !bubble.answered { event = .dismissed(presentation) }
+            shown[id] = nil
+        default:
+            return
+        }
+        save()
+        if let event { await events?(event) }
+    }
+
+    // MARK: Connecting
+
+    /// The live link, connecting when there is none (at most once per `retryDelay` after a failure).
+    private func currentLink() async -> Link? {
+        if let link { return link }
+        if let connecting { return await connecting.value }
+        if let lastFailure, ContinuousClock.now - lastFailure < retryDelay { return nil }
+        let attempt = Task { await connect() }
+        connecting = attempt
+        let result = await attempt.value
+        connecting = nil
+        return result
+    }
+
+    private func connect() async -> Link? {
+        do throws(DBusError) {
+            let connection: DBusConnection
+            if let address {
+                connection = try await DBusConnection.connect(address: address)
+            } else {
+                connection = try await DBusConnection.session()
+            }
+            let notifications = try await connection.signals(DBusMatch(path: Self.path, interface: Self.name))
+            let owners = try await connection.signals(
+                DBusMatch(path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged"))
+            let bus = ("org.freedesktop.DBus", "/org/freedesktop/DBus")
+            // Starts the server when the bus can activate it (dunst, mako, a desktop's own).
+            _ = try await connection.call(
+                destination: bus.0, path: bus.1, interface: bus.0, member: "StartServiceByName", [.string(Self.name), .uint32(0)])
+            let owner = try await connection.call(destination: bus.0, path: bus.1, interface: bus.0, member: "GetNameOwner", [.string(Self.name)])
+            let capabilities = try await connection.call(destination: Self.name, path: Self.path, interface: Self.name, member: "GetCapabilities")
+            let information = try? await connection.call(
+                destination: Self.name, path: Self.path, interface: Self.name, member: "GetServerInformation")
+            let link = Link(
+                connection: connection, capabilities: Set(capabilities.first?.elements?.compactMap(\.string) ?? []),
+                server: owner.first?.string ?? "", signals: Self.merge(notifications, owners))
+            adopt(link)
+            let serverName = information?.first?.string ?? "a notification server"
+            log("desktop notifications: \(serverName) on \(connection.address) (\(link.capabilities.sorted().joined(separator: ", ")))")
+            return link
+        } catch {
+            lastFailure = .now
+            if !failureReported {
+                failureReported = true
+                log("desktop notifications unavailable (\(error)); showing them on the terminal until the session bus returns")
+            }
+            return nil
+        }
+    }
+
+    /// Takes `link` as the live one; bubbles saved by an earlier run stay mapped when the same server still shows them.
+    private func adopt(_ link: Link) {
+        self.link = link
+        failureReported = false
+        lastFailure = nil
+        if let saved, saved.address == link.connection.address, saved.server == link.server {
+            shown.merge(saved.shown) { current, _ in current }
+        }
+        saved = nil
+        save()
+    }
+
+    private func lose(_ lost: Link, because reason: String) {
+        guard link?.connection === lost.connection else { return }
+        lost.connection.close()
+        link = nil
+        shown = [:]
+        lastFailure = .now
+        failureReported = true
+        log("desktop notifications lost (\(reason)); showing them on the terminal until the session bus returns")
+    }
+
+    private func save() {
+        guard let stateFile, let link else { return }
+        let state = SavedState(address: link.connection.address, server: link.server, shown: shown)
+        guard let data = try? JSONEncoder().encode(state) else { return }
+        try? data.write(to: stateFile, options: .atomic)
+    }
+
+    private static func merge(_ first: AsyncStream<DBusSignal>, _ second: AsyncStream<DBusSignal>) -> AsyncStream<DBusSignal> {
+        AsyncStream { continuation in
+            let task = Task {
+                await withDiscardingTaskGroup { group in
+                    group.addTask { for await signal in first { continuation.yield(signal) } }
+                    group.addTask { for await signal in second { continuation.yield(signal) } }
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}
