@@ -143,6 +143,7 @@ let package = Package(
                 "HeraldClient",
                 "UserNotifications",
                 "HeraldDevice",
+                "HeraldDBus",
                 "CoreLocation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -247,6 +248,7 @@ let package = Package(
             name: "HeraldCLITests",
             dependencies: [
                 "HeraldCLI", "HeraldTesting", "HeraldStore", "HeraldWire", "HeraldClient", "HeraldGateway", "UserNotifications", "HeraldDevice",
+                "HeraldDBus",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),

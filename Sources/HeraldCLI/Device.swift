@@ -1,6 +1,7 @@
 import ArgumentParser
 import Crypto
 import Foundation
+import HeraldDBus
 import HeraldDevice
 import HeraldStore
 import HeraldWire
@@ -39,8 +40,11 @@ struct Device: AsyncParsableCommand {
 
         @Option(
             name: .customLong("presenter"),
-            help:
-                "Where notifications are shown: terminal (cards), json (lines) or none; repeat for several at once. Default: json with --json, else terminal."
+            help: ArgumentHelp(
+                "Where notifications are shown: desktop (the session's notification server), terminal (cards), json (lines) or none; repeat for several at once.",
+                discussion:
+                    "Default: $HERALD_PRESENTER (comma-separated), else json with --json, else desktop when a session bus is known (terminal otherwise)."
+            )
         )
         var presenters: [PresenterChoice] = []
 
@@ -53,17 +57,40 @@ struct Device: AsyncParsableCommand {
                 throw ValidationError("--topic registers apps with a gateway: add --gateway https://HOST:5223")
             }
             guard extensionBudget > 0, extensionBudget <= 3600 else { throw ValidationError("--extension-budget takes seconds between 0 and 3600") }
-            if presenters.contains(.none), presenters.count > 1 { throw ValidationError("--presenter none shows nothing: give it alone") }
+            _ = try choices()
         }
 
-        /// The presenters asked for, each once.
-        var chosenPresenters: [any Presenter] {
-            let choices = presenters.isEmpty ? [json ? .json : .terminal] : presenters
+        /// The presenters asked for (or the default), each once.
+        func choices(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> [PresenterChoice] {
+            var choices = presenters
+            if choices.isEmpty, let named = environment["HERALD_PRESENTER"], !named.isEmpty {
+                choices = try named.split(separator: ",").map { name in
+                    guard let choice = PresenterChoice(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
+                        throw ValidationError("HERALD_PRESENTER=\(named): each name must be desktop, terminal, json or none")
+                    }
+                    return choice
+                }
+            }
+            if choices.isEmpty {
+                choices = [json ? .json : DBusConnection.sessionAddress(environment: environment) != nil ? .desktop : .terminal]
+            }
             var seen: Set<PresenterChoice> = []
-            return choices.filter { seen.insert($0).inserted }.compactMap { choice -> (any Presenter)? in
+            choices = choices.filter { seen.insert($0).inserted }
+            if choices.contains(.none), choices.count > 1 { throw ValidationError("--presenter none shows nothing: give it alone") }
+            return choices
+        }
+
+        /// The presenters for `choices`: the desktop falls back to terminal cards when it is alone.
+        func presenters(for choices: [PresenterChoice], printer: DevicePrinter) -> [any Presenter] {
+            choices.compactMap { choice -> (any Presenter)? in
                 switch choice {
                 case .terminal: TerminalCardPresenter()
                 case .json: JSONLinesPresenter()
+                case .desktop:
+                    DesktopPresenter(
+                        stateFile: URL(fileURLWithPath: link.dataDirectory).appendingPathComponent("device/desktop-notifications.json"),
+                        fallback: choices.contains(.terminal) || choices.contains(.json) ? nil : TerminalCardPresenter(),
+                        log: { printer.warn($0) })
                 case .none: nil
                 }
             }
@@ -80,7 +107,8 @@ struct Device: AsyncParsableCommand {
             let daemon: DeviceDaemon
             do {
                 daemon = try DeviceDaemon(
-                    configuration: configuration, presenters: chosenPresenters, prompt: TerminalAuthorizationPrompt(asker: .daemon),
+                    configuration: configuration, presenters: presenters(for: try choices(), printer: printer),
+                    prompt: TerminalAuthorizationPrompt(asker: .daemon),
                     report: { printer.show($0) }
                 )
             } catch {
@@ -195,5 +223,5 @@ struct DeviceLinkOptions: ParsableArguments {
 
 /// `--presenter`: where `herald device` shows notifications.
 enum PresenterChoice: String, CaseIterable, ExpressibleByArgument {
-    case terminal, json, none
+    case desktop, terminal, json, none
 }

@@ -30,6 +30,31 @@ struct DeviceSettings: AsyncParsableCommand {
     @Option(help: "Badges: on or off.")
     var badge: Switch?
 
+    @Option(help: "Show previews (title and body): always, when-unlocked or never (the category's placeholder instead).")
+    var previews: Previews?
+
+    enum Previews: String, ExpressibleByArgument, CaseIterable {
+        case always
+        case whenUnlocked = "when-unlocked"
+        case never
+
+        var setting: UNShowPreviewsSetting {
+            switch self {
+            case .always: .always
+            case .whenUnlocked: .whenAuthenticated
+            case .never: .never
+            }
+        }
+
+        init(_ setting: UNShowPreviewsSetting) {
+            switch setting {
+            case .always: self = .always
+            case .whenAuthenticated: self = .whenUnlocked
+            case .never: self = .never
+            }
+        }
+    }
+
     @Option(name: .customLong("data-dir"), help: "Where apps keep their notification state (default: $HERALD_DATA_DIR, else $XDG_DATA_HOME/herald).")
     var dataDirectory: String = AppIdentity.dataDirectory().path
 
@@ -48,7 +73,7 @@ struct DeviceSettings: AsyncParsableCommand {
             FileHandle.standardError.write(Data("herald: \(identity.storePath) was unreadable; moved to \(aside)\n".utf8))
         }
         var settings = try store.settings(of: app) ?? SettingsRecord()
-        let changing = decision != nil || alert != nil || sound != nil || badge != nil
+        let changing = decision != nil || alert != nil || sound != nil || badge != nil || previews != nil
         if changing {
             switch decision {
             case .allow?:
@@ -69,6 +94,7 @@ struct DeviceSettings: AsyncParsableCommand {
             }
             if let sound { settings.soundSetting = sound == .on ? .enabled : .disabled }
             if let badge { settings.badgeSetting = badge == .on ? .enabled : .disabled }
+            if let previews { settings.showPreviewsSetting = previews.setting }
             try store.setSettings(settings, of: app)
         }
         if json {
@@ -76,13 +102,14 @@ struct DeviceSettings: AsyncParsableCommand {
                 "app": .string(app), "authorizationStatus": .string(settings.authorizationStatus.name),
                 "alert": .string(settings.alertSetting.name), "sound": .string(settings.soundSetting.name),
                 "badge": .string(settings.badgeSetting.name), "badgeCount": .integer(Int64(try store.badge(of: app))),
+                "previews": .string(Previews(settings.showPreviewsSetting).rawValue),
             ]
             printNow(String(decoding: JSONValue.object(fields).encoded(), as: UTF8.self))
         } else {
             printNow(
                 """
                 \(app): \(settings.authorizationStatus.name)
-                  alerts \(settings.alertSetting.name) · sounds \(settings.soundSetting.name) · badges \(settings.badgeSetting.name) · badge \(try store.badge(of: app))
+                  alerts \(settings.alertSetting.name) · sounds \(settings.soundSetting.name) · badges \(settings.badgeSetting.name) · badge \(try store.badge(of: app)) · previews \(Previews(settings.showPreviewsSetting).rawValue)
                 """)
         }
     }

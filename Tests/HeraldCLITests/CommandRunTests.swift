@@ -18,8 +18,8 @@ import X509
         var error: String
     }
 
-    static func run(_ arguments: [String], input: String? = nil) async throws -> Run {
-        let process = try HeraldProcess.start(arguments, input: input)
+    static func run(_ arguments: [String], input: String? = nil, environment: [String: String] = [:]) async throws -> Run {
+        let process = try HeraldProcess.start(arguments, input: input, environment: environment)
         let status = await process.exitStatus()
         return Run(status: status, output: process.output, error: process.errorOutput)
     }

@@ -20,7 +20,11 @@ final class DaemonFixture: Sendable {
 
     /// Installs the test app as `app` (with the test service extension when `serviceExtension`) and `otherApp`,
     /// then starts the daemon and waits until the gateway registered `app`.
-    static func start(serviceExtension: Bool = false, strings: [String: String] = [:], budget: Double = 2) async throws -> DaemonFixture {
+    /// `extraArguments` and `environment` go to the daemon (`--presenter desktop` and a test bus's address, say).
+    static func start(
+        serviceExtension: Bool = false, strings: [String: String] = [:], budget: Double = 2, extraArguments: [String] = [],
+        environment: [String: String] = [:]
+    ) async throws -> DaemonFixture {
         let gateway = try await TestGateway.start()
         let data = CommandRunTests.temporaryDirectory()
         for bundleID in [app, otherApp] {
@@ -28,11 +32,13 @@ final class DaemonFixture: Sendable {
             let installed = try await CommandRunTests.run(["apps", "install", bundle, "--executable-dir", builtDirectory, "--data-dir", data])
             #expect(installed.status == 0, "\(installed.error)")
         }
-        let arguments = [
-            "device", "--gateway", "https://localhost:\(try await gateway.gateway.devicePort())", "--ca", gateway.caPath,
-            "--data-dir", data, "--json", "--extension-budget", "\(budget)",
-        ]
-        let fixture = DaemonFixture(gateway: gateway, data: data, daemon: try HeraldProcess.start(arguments), daemonArguments: arguments)
+        let arguments =
+            [
+                "device", "--gateway", "https://localhost:\(try await gateway.gateway.devicePort())", "--ca", gateway.caPath,
+                "--data-dir", data, "--json", "--extension-budget", "\(budget)",
+            ] + extraArguments
+        let daemon = try HeraldProcess.start(arguments, environment: environment)
+        let fixture = DaemonFixture(gateway: gateway, data: data, daemon: daemon, daemonArguments: arguments)
         #expect(await fixture.daemon.waitForOutput(containing: #""topic":"\#(app)""#), "\(fixture.daemon.errorOutput)")
         return fixture
     }

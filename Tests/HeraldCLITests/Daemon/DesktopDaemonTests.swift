@@ -1,0 +1,162 @@
+import ArgumentParser
+import Foundation
+import HeraldClient
+import HeraldDBus
+import HeraldTesting
+import HeraldWire
+import Testing
+
+@testable import HeraldCLI
+
+/// `herald device` presenting on a desktop: provider → gateway → daemon → `Notify` on a scripted notification
+/// server on a test session bus → what the person does there → the app's delegate.
+@Suite struct DesktopDaemonTests {
+    private func start(_ bus: TestSessionBus, presenters: [String] = ["desktop"]) async throws -> DaemonFixture {
+        let fixture = try await DaemonFixture.start(
+            extraArguments: presenters.flatMap { ["--presenter", $0] }, environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+        let allowed = try await CommandRunTests.run(["device", "settings", "--app", DaemonFixture.app, "--allow", "--data-dir", fixture.data])
+        #expect(allowed.status == 0, "\(allowed.error)")
+        // The app runs once, setting its categories (MESSAGE: reply, open-app, archive; custom dismiss).
+        #expect(try await fixture.startApp(["wait", "0"]).exitStatus() == 0)
+        return fixture
+    }
+
+    @Test func anInlineReplyOnTheDesktopReachesTheAppsDelegate() async throws {
+        let bus = try await TestSessionBus()
+        let server = try await ScriptedNotificationServer.start(on: bus.address)
+        let fixture = try await start(bus)
+        let pushed = try await fixture.push(
+            #"{"aps":{"alert":{"title":"Meet at 5?","body":"Bring <cake> & tea"},"category":"MESSAGE"}}"#, collapseID: "m1")
+        #expect(pushed.status == 200)
+        let bubble = try await server.waitForNotification()
+        #expect(bubble.appName == "Test" && bubble.summary == "Meet at 5?" && bubble.body == "Bring &lt;cake&gt; &amp; tea")
+        #expect(bubble.actions == ["default", "Open", "inline-reply", "Reply", "open-app", "Open", "archive", "Archive"])
+        #expect(bubble.hints["x-kde-reply-placeholder-text"] == .string("Message"))
+        #expect(bubble.hints["x-kde-reply-submit-button-text"] == .string("Send"))
+        #expect(bubble.hints["sound-name"] == nil && bubble.hints["suppress-sound"] == .boolean(true))
+
+        try await server.reply("On my way", to: bubble.id)
+        let received = await fixture.waitForLaunchedAppEvent("didReceive")
+        #expect(received?["action"]?.stringValue == "reply", "\(fixture.daemon.errorOutput)")
+        #expect(received?["text"]?.stringValue == "On my way")
+        #expect(received?["identifier"]?.stringValue == "m1")
+        // Answered: the bubble is closed and the notification left the list.
+        let events = try await server.waitForEvents(2)
+        #expect(events.last == .close(bubble.id))
+        #expect(try await fixture.respond(["m1"]).status != 0)
+        try await fixture.stop()
+    }
+
+    @Test func aCollapseIDReplacesTheBubbleAndTheBadgeReachesTheLauncher() async throws {
+        let bus = try await TestSessionBus()
+        let server = try await ScriptedNotificationServer.start(on: bus.address)
+        let fixture = try await start(bus)
+        #expect(try await fixture.push(#"{"aps":{"alert":"1 : 0","sound":"default"}}"#, collapseID: "score").status == 200)
+        let first = try await server.waitForNotification()
+        #expect(first.hints["sound-name"] == .string("message-new-instant"))
+        #expect(try await fixture.push(#"{"aps":{"alert":"2 : 0","badge":5}}"#, collapseID: "score").status == 200)
+        let second = try await server.waitForNotification(2)
+        #expect(second.replacesID == first.id && second.id == first.id && second.body == "2 : 0")
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !server.events.contains(where: { if case .launcherUpdate = $0 { true } else { false } }), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(
+            server.events.contains(
+                .launcherUpdate(
+                    appURI: "application://\(DaemonFixture.app).desktop", properties: ["count": .int64(5), "count-visible": .boolean(true)])),
+            "\(server.events)")
+        // A person clicking the bubble opens it: the app hears the default action.
+        try await server.invokeAction("default", on: second.id)
+        let received = await fixture.waitForLaunchedAppEvent("didReceive")
+        #expect(received?["action"]?.stringValue == "com.apple.UNNotificationDefaultActionIdentifier", "\(fixture.daemon.errorOutput)")
+        try await fixture.stop()
+    }
+
+    @Test func aDismissalOnTheDesktopReachesTheAppForCustomDismissCategories() async throws {
+        let bus = try await TestSessionBus()
+        let server = try await ScriptedNotificationServer.start(on: bus.address)
+        let fixture = try await start(bus)
+        try await fixture.push(#"{"aps":{"alert":"custom","category":"MESSAGE"}}"#, collapseID: "c1")
+        let bubble = try await server.waitForNotification()
+        try await server.close(bubble.id, reason: 1)  // expired: no dismissal, still listed
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(fixture.launchedAppLines().isEmpty)
+        try await fixture.push(#"{"aps":{"alert":"again","category":"MESSAGE"}}"#, collapseID: "c2")
+        let second = try await server.waitForNotification(2)
+        try await server.close(second.id, reason: 2)
+        let received = await fixture.waitForLaunchedAppEvent("didReceive")
+        #expect(received?["action"]?.stringValue == "com.apple.UNNotificationDismissActionIdentifier", "\(fixture.daemon.errorOutput)")
+        #expect(received?["identifier"]?.stringValue == "c2")
+        try await fixture.stop()
+    }
+
+    /// The bus dies mid-run: the next notification is a card on the terminal, the one after (the bus back) a bubble
+    /// again, and none is shown twice.
+    @Test func aBusThatDiesLosesNoNotification() async throws {
+        let bus = try await TestSessionBus()
+        let server = try await ScriptedNotificationServer.start(on: bus.address)
+        let fixture = try await start(bus)
+        try await fixture.push(#"{"aps":{"alert":"before"}}"#, collapseID: "before")
+        _ = try await server.waitForNotification()
+        await bus.stop()
+        #expect(try await fixture.push(#"{"aps":{"alert":"during"}}"#, collapseID: "during").status == 200)
+        #expect(await fixture.daemon.waitForOutput(containing: "│ during"), "\(fixture.daemon.output)\(fixture.daemon.errorOutput)")
+        #expect(fixture.daemon.errorOutput.contains("desktop notifications lost"), "\(fixture.daemon.errorOutput)")
+        try await bus.restart()
+        let back = try await ScriptedNotificationServer.start(on: bus.address)
+        // Reconnected (the daemon tries every 2 s): said a second time.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while fixture.daemon.errorOutput.components(separatedBy: "desktop notifications: herald-scripted").count - 1 < 2 {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("no reconnection: \(fixture.daemon.errorOutput)")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        try await fixture.push(#"{"aps":{"alert":"after"}}"#, collapseID: "after")
+        let after = try await back.waitForNotification()
+        #expect(after.body == "after")
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(back.notifications.count == 1 && server.notifications.count == 1)
+        #expect(fixture.daemon.output.components(separatedBy: "│ during").count - 1 == 1)
+        try await fixture.stop()
+    }
+
+    @Test func withoutASessionBusTheDesktopFallsBackToTheTerminal() async throws {
+        let fixture = try await DaemonFixture.start(
+            extraArguments: ["--presenter", "desktop"], environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/bus"])
+        let allowed = try await CommandRunTests.run(["device", "settings", "--app", DaemonFixture.app, "--allow", "--data-dir", fixture.data])
+        #expect(allowed.status == 0)
+        try await fixture.push(#"{"aps":{"alert":"no desktop here"}}"#)
+        #expect(await fixture.daemon.waitForOutput(containing: "│ no desktop here"), "\(fixture.daemon.output)\(fixture.daemon.errorOutput)")
+        #expect(fixture.daemon.errorOutput.contains("desktop notifications unavailable (cannot reach the D-Bus session bus"))
+        try await fixture.stop()
+    }
+
+    @Test func presentersComeFromTheFlagsTheEnvironmentOrTheBus() async throws {
+        let data = CommandRunTests.temporaryDirectory()
+        let wrong = try await CommandRunTests.run(["device", "--data-dir", data], environment: ["HERALD_PRESENTER": "desktop,bubbles"])
+        #expect(wrong.status != 0 && wrong.error.contains("HERALD_PRESENTER=desktop,bubbles: each name must be desktop, terminal, json or none"))
+        let badFlag = try await CommandRunTests.run(["device", "--data-dir", data, "--presenter", "bubbles"])
+        #expect(badFlag.status != 0 && badFlag.error.contains("one of 'desktop', 'terminal', 'json' or 'none'"), "\(badFlag.error)")
+    }
+}
+
+/// Which presenters `herald device` picks when none is named.
+@Suite struct PresenterChoiceTests {
+    private func choices(_ arguments: [String], _ environment: [String: String]) throws -> [PresenterChoice] {
+        try Device.Run.parse(arguments).choices(environment: environment)
+    }
+
+    @Test func theDefaultIsTheDesktopWhenASessionBusIsKnown() throws {
+        let bus = ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/run/user/1000/bus"]
+        #expect(try choices([], bus) == [.desktop])
+        #expect(try choices([], [:]) == [.terminal])
+        #expect(try choices(["--json"], bus) == [.json])
+        #expect(try choices([], bus.merging(["HERALD_PRESENTER": "terminal, json"]) { a, _ in a }) == [.terminal, .json])
+        #expect(
+            try choices(["--presenter", "json", "--presenter", "desktop", "--presenter", "json"], ["HERALD_PRESENTER": "none"]) == [.json, .desktop])
+        #expect(throws: (any Error).self) { try choices(["--presenter", "none", "--presenter", "desktop"], [:]) }
+    }
+}
