@@ -176,6 +176,19 @@ import Testing
         #expect(allowed.output.contains(#""authorizationStatus":"authorized""#) && allowed.output.contains(#""sound":"off""#))
         #expect(allowed.output.contains(#""alert":"on""#))
 
+        let hidden = try await CommandRunTests.run([
+            "device", "settings", "--app", "com.example.app", "--previews", "never", "--data-dir", data, "--json",
+        ])
+        #expect(hidden.output.contains(#""previews":"never""#), "\(hidden.output)\(hidden.error)")
+        let unlocked = try await CommandRunTests.run([
+            "device", "settings", "--app", "com.example.app", "--previews", "when-unlocked", "--data-dir", data,
+        ])
+        #expect(unlocked.output.contains("previews when-unlocked"), "\(unlocked.output)")
+        let badPreviews = try await CommandRunTests.run([
+            "device", "settings", "--app", "com.example.app", "--previews", "sometimes", "--data-dir", data,
+        ])
+        #expect(badPreviews.status != 0 && badPreviews.error.contains("'always', 'when-unlocked' or 'never'"), "\(badPreviews.error)")
+
         let denied = try await CommandRunTests.run(["device", "settings", "--app", "com.example.app", "--deny", "--data-dir", data])
         #expect(denied.output.contains("com.example.app: denied"))
     }
