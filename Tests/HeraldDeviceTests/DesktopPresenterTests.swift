@@ -289,6 +289,26 @@ import Testing
             log.count == 1 && log[0].hasPrefix("desktop notifications unavailable (cannot reach the D-Bus session bus at unix:path=/nonexistent/bus"))
     }
 
+    @Test func aRefusedNotificationGoesToTheFallbackAndTheServerStays() async throws {
+        let bus = try await TestSessionBus()
+        let server = try await ScriptedNotificationServer.start(on: bus.address)
+        let recorder = Recorder()
+        let (presenter, running) = Self.presenter(on: bus, recorder)
+        defer { running.cancel() }
+        server.refuseNotify(true)
+        await presenter.present(Self.presentation("refused"))
+        server.refuseNotify(false)
+        await presenter.present(Self.presentation("shown"))
+        #expect(try await server.waitForNotification().id == 1)
+        #expect(recorder.fallback.withLock { $0 }.map(\.identifier) == ["refused"])
+        let log = recorder.log.withLock { $0 }
+        #expect(
+            log.contains {
+                $0.hasPrefix("the desktop's notification server refused com.example.shop/refused: org.freedesktop.DBus.Error.InvalidArgs")
+            })
+        #expect(!log.contains { $0.hasPrefix("desktop notifications lost") } && log.filter { $0.hasPrefix("desktop notifications: ") }.count == 1)
+    }
+
     @Test func aBusThatDiesFallsBackAndComesBack() async throws {
         let bus = try await TestSessionBus()
         _ = try await ScriptedNotificationServer.start(on: bus.address)

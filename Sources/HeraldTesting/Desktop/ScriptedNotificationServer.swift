@@ -46,6 +46,7 @@ package final class ScriptedNotificationServer: Sendable {
     }
 
     private struct State {
+        var refusing = false
         var nextID: UInt32 = 1
         var events: [Event] = []
         var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
@@ -71,6 +72,11 @@ package final class ScriptedNotificationServer: Sendable {
         }
         try await server.connection.requestName(name)
         return server
+    }
+
+    /// Answers the next `Notify` calls with an `InvalidArgs` error (as a picky server might) until told otherwise.
+    package func refuseNotify(_ refusing: Bool) {
+        state.withLock { $0.refusing = refusing }
     }
 
     package func stop() {
@@ -152,6 +158,9 @@ package final class ScriptedNotificationServer: Sendable {
         case "GetServerInformation":
             return .values([.string("herald-scripted"), .string("Herald"), .string("1.0"), .string("1.2")])
         case "Notify":
+            if state.withLock({ $0.refusing }) {
+                return .error(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "refused by the script")
+            }
             guard let notification = notification(from: call.body) else {
                 return .error(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "Notify takes (susssasa{sv}i)")
             }

@@ -16,6 +16,8 @@ import UserNotifications
 package actor DesktopPresenter: Presenter {
     static let name = "org.freedesktop.Notifications"
     static let path = "/org/freedesktop/Notifications"
+    /// At most this many bubbles are remembered.
+    static let remembered = 1000
 
     /// A bubble on screen, by the id its server gave it.
     struct Shown: Codable, Hashable {
@@ -96,6 +98,8 @@ package actor DesktopPresenter: Presenter {
                 throw DBusError.malformed("Notify answered \(reply)")
             }
             if let previous { shown[previous] = nil }
+            // Servers that keep bubbles without ever closing them would let this grow: the oldest go first.
+            if shown.count >= Self.remembered, let oldest = shown.keys.min() { shown[oldest] = nil }
             shown[id] = Shown(
                 bundleID: presentation.id.bundleID, identifier: presentation.id.identifier, replyAction: notification.replyAction,
                 reportsDismissal: presentation.reportsDismissal)
@@ -107,7 +111,11 @@ package actor DesktopPresenter: Presenter {
                         + "answer with herald device respond \(presentation.id.identifier) --action \(notification.omittedActions[0]) --text '…'")
             }
         } catch {
-            lose(link, because: "Notify failed: \(error)")
+            if Self.meansGone(error) {
+                lose(link, because: "Notify failed: \(error)")
+            } else {
+                log("the desktop's notification server refused \(presentation.id): \(error)")
+            }
             await fallback?.present(presentation)
         }
     }
@@ -267,6 +275,16 @@ package actor DesktopPresenter: Presenter {
         let state = SavedState(address: link.connection.address, server: link.server, shown: shown)
         guard let data = try? JSONEncoder().encode(state) else { return }
         try? data.write(to: stateFile, options: .atomic)
+    }
+
+    /// Whether a failed call means the server (or the bus) is gone, rather than that it refused this one call.
+    private static func meansGone(_ error: DBusError) -> Bool {
+        switch error {
+        case .closed: true
+        case .remote(let name, _):
+            ["ServiceUnknown", "NameHasNoOwner", "NoReply", "Disconnected", "NoServer"].contains { name == "org.freedesktop.DBus.Error." + $0 }
+        default: false
+        }
     }
 
     private static func merge(_ first: AsyncStream<DBusSignal>, _ second: AsyncStream<DBusSignal>) -> AsyncStream<DBusSignal> {
