@@ -29,6 +29,15 @@ import Testing
         #expect(run.presented.contains(#""title":"Time Interval Notification""#) && run.presented.contains(#""topic":"TimeIntervalExample""#))
     }
 
+    /// An app without a daemon has no desktop: naming it says where desktop notifications come from, and the
+    /// next name in the list is used.
+    @Test func anAppAskedForTheDesktopWithoutADaemonSaysSoAndPrints() async throws {
+        let run = try await run("TimeIntervalExample", environment: ["HERALD_PRESENTER": "desktop,json"])
+        #expect(run.status == 0, "\(run.presented)")
+        #expect(run.presented.contains("HERALD_PRESENTER=desktop: desktop notifications come from the device daemon; start `herald device`"))
+        #expect(run.presented.contains(#""title":"Time Interval Notification""#), "\(run.presented)")
+    }
+
     @Test func calendar() async throws {
         let run = try await run("CalendarExample")
         #expect(run.status == 0, "\(run.presented)")

@@ -24,8 +24,18 @@ package struct TerminalPresenter: NotificationPresenter {
 
     package init(style: Style) { self.style = style }
 
+    /// `HERALD_PRESENTER`: the first of `terminal`, `json` or `none` it names (a comma-separated list, as the
+    /// daemon takes). Naming `desktop` here says once, on standard error, that the desktop is the device
+    /// daemon's: an app running its own engine prints cards.
     package init(environment: [String: String] = ProcessInfo.processInfo.environment) {
-        self.init(style: environment["HERALD_PRESENTER"].flatMap(Style.init(rawValue:)) ?? .terminal)
+        let names = (environment["HERALD_PRESENTER"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        self.init(style: names.lazy.compactMap(Style.init(rawValue:)).first ?? .terminal)
+        if names.contains("desktop") {
+            FileHandle.standardError.write(
+                Data(
+                    ("HERALD_PRESENTER=desktop: desktop notifications come from the device daemon; start `herald device` "
+                        + "and this app presents through it (without it, notifications are printed here)\n").utf8))
+        }
     }
 
     package func present(_ card: NotificationCard) {
