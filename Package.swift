@@ -166,6 +166,8 @@ let package = Package(
                 "HeraldClient",
                 "UserNotifications",
                 "HeraldDevice",
+                "HeraldDBus",
+                "HeraldTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
