@@ -153,6 +153,11 @@ final class BusThread {
             switch handler(call) {
             case .values(let values):
                 return reply(to: message, with: values)
+            case .signalsThenValues(let signals, let values):
+                for signal in signals {
+                    try? emit(path: signal.path, interface: signal.interface, member: signal.member, arguments: signal.body)
+                }
+                return reply(to: message, with: values)
             case .error(let name, let text):
                 return herald_bus_error(error, name, text)
             }

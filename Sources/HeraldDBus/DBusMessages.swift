@@ -28,6 +28,9 @@ package struct DBusMethodCall: Sendable, Hashable {
 /// An exported object's answer to a method call.
 package enum DBusReply: Sendable, Hashable {
     case values([DBusValue])
+    /// Sends these signals first, then the values: what a server does when something happens before it answers
+    /// (a test uses it to deliver a signal ahead of the reply it belongs to).
+    case signalsThenValues([DBusSignal], [DBusValue])
     case error(name: String, message: String)
 
     /// `org.freedesktop.DBus.Error.UnknownMethod` for `call`.

@@ -256,6 +256,23 @@ import Testing
             ])
     }
 
+    /// The click can reach the daemon before the answer to the Notify that showed its bubble.
+    @Test func aClickAheadOfItsBubblesIdIsNotLost() async throws {
+        let bus = try await TestSessionBus()
+        let server = try await ScriptedNotificationServer.start(on: bus.address)
+        let recorder = Recorder()
+        let (presenter, running) = Self.presenter(on: bus, recorder)
+        defer { running.cancel() }
+        server.clickBeforeAnswering("track")
+        for identifier in ["a", "b", "c"] { await presenter.present(Self.presentation(identifier, category: Self.orderCategory)) }
+        try await recorder.waitForEvents(3)
+        let id = { Presentation.ID(bundleID: "com.example.shop", identifier: $0) }
+        #expect(
+            Set(recorder.events.withLock { $0 }) == [
+                .action(id("a"), identifier: "track"), .action(id("b"), identifier: "track"), .action(id("c"), identifier: "track"),
+            ])
+    }
+
     @Test func signalsFromAnyoneButTheServerAreIgnored() async throws {
         let bus = try await TestSessionBus()
         let server = try await ScriptedNotificationServer.start(on: bus.address)
@@ -346,6 +363,7 @@ import Testing
         await first.present(Self.presentation(category: Self.orderCategory))
         _ = try await server.waitForNotification()
         firstRunning.cancel()
+        await firstRunning.value  // a stopping presenter writes what it has not written yet
 
         let after = Recorder()
         let (second, secondRunning) = Self.presenter(on: bus, after, stateFile: stateFile)
@@ -369,5 +387,19 @@ import Testing
         try await successor.invokeAction("track", on: 2)
         try await Task.sleep(for: .milliseconds(150))
         #expect(third.events.withLock { $0 }.isEmpty)
+    }
+
+    @Test func bubblesAreFoundBothWaysAndTheOldestGoBeyondTheLimit() {
+        var bubbles = DesktopBubbles()
+        let bubble = { (id: UInt32, identifier: String) in
+            DesktopBubbles.Bubble(serverID: id, bundleID: "com.example.shop", identifier: identifier, reportsDismissal: false)
+        }
+        for id in 1...UInt32(DesktopBubbles.limit) { bubbles.insert(bubble(id, "n\(id)")) }
+        #expect(bubbles[1]?.identifier == "n1")
+        bubbles.insert(bubble(5000, "n2"))  // n2 replaced: its old bubble is gone
+        #expect(bubbles[2] == nil && bubbles.serverID(of: .init(bundleID: "com.example.shop", identifier: "n2")) == 5000)
+        bubbles.insert(bubble(5001, "new"))  // one over the limit: the oldest tenth goes
+        #expect(bubbles[1] == nil && bubbles[101] == nil && bubbles[102] != nil && bubbles[5001] != nil)
+        #expect(bubbles.serverID(of: .init(bundleID: "com.example.shop", identifier: "n1")) == nil)
     }
 }

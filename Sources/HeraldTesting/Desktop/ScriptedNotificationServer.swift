@@ -47,6 +47,7 @@ package final class ScriptedNotificationServer: Sendable {
 
     private struct State {
         var refusing = false
+        var clickingBeforeAnswering: String?
         var nextID: UInt32 = 1
         var events: [Event] = []
         var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
@@ -77,6 +78,12 @@ package final class ScriptedNotificationServer: Sendable {
     /// Answers the next `Notify` calls with an `InvalidArgs` error (as a picky server might) until told otherwise.
     package func refuseNotify(_ refusing: Bool) {
         state.withLock { $0.refusing = refusing }
+    }
+
+    /// Clicks the action `key` of each new bubble before answering its `Notify`, as a person faster than the
+    /// bus might; nil stops it.
+    package func clickBeforeAnswering(_ key: String?) {
+        state.withLock { $0.clickingBeforeAnswering = key }
     }
 
     package func stop() {
@@ -165,6 +172,11 @@ package final class ScriptedNotificationServer: Sendable {
                 return .error(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "Notify takes (susssasa{sv}i)")
             }
             record(.notify(notification))
+            if let key = state.withLock({ $0.clickingBeforeAnswering }) {
+                let click = DBusSignal(
+                    path: Self.path, interface: Self.name, member: "ActionInvoked", body: [.uint32(notification.id), .string(key)])
+                return .signalsThenValues([click], [.uint32(notification.id)])
+            }
             return .values([.uint32(notification.id)])
         case "CloseNotification":
             guard let id = call.body.first?.integer else {

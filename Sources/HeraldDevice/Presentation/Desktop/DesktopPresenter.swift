@@ -16,27 +16,14 @@ import UserNotifications
 package actor DesktopPresenter: Presenter {
     static let name = "org.freedesktop.Notifications"
     static let path = "/org/freedesktop/Notifications"
-    /// At most this many bubbles are remembered.
-    static let remembered = 1000
-
-    /// A bubble on screen, by the id its server gave it.
-    struct Shown: Codable, Hashable {
-        var bundleID: String
-        var identifier: String
-        /// The text-input action its inline reply answers.
-        var replyAction: String?
-        var reportsDismissal: Bool
-        /// An action, reply or open was reported: the close that follows is not a dismissal.
-        var answered = false
-
-        var presentationID: Presentation.ID { Presentation.ID(bundleID: bundleID, identifier: identifier) }
-    }
+    /// How long after a change the state file is written (changes in between are written together).
+    static let saveDelay = Duration.milliseconds(500)
 
     /// What `stateFile` holds: the server (by its unique bus name) and its bubbles.
     struct SavedState: Codable {
         var address: String
         var server: String
-        var shown: [UInt32: Shown]
+        var bubbles: DesktopBubbles
     }
 
     /// A live connection to a notification server.
@@ -58,7 +45,11 @@ package actor DesktopPresenter: Presenter {
     private var connecting: Task<Link?, Never>?
     private var lastFailure: ContinuousClock.Instant?
     private var failureReported = false
-    private var shown: [UInt32: Shown] = [:]
+    private var bubbles = DesktopBubbles()
+    /// `Notify` calls waiting for their answer, and the signals that came meanwhile for ids not known yet.
+    private var notifiesInFlight = 0
+    private var early: [UInt32: [DBusSignal]] = [:]
+    private var saveScheduled = false
     private var saved: SavedState?
     private var events: (@Sendable (PresenterEvent) async -> Void)?
     private var reportedNoInlineReply = false
@@ -89,21 +80,25 @@ package actor DesktopPresenter: Presenter {
             await fallback?.present(presentation)
             return
         }
-        let previous = shown.first { $0.value.presentationID == presentation.id }?.key
+        let previous = bubbles.serverID(of: presentation.id)
         let notification = DesktopNotification(presentation, capabilities: link.capabilities, replacing: previous ?? 0)
+        notifiesInFlight += 1
+        defer {
+            notifiesInFlight -= 1
+            if notifiesInFlight == 0 { early = [:] }
+        }
         do throws(DBusError) {
             let reply = try await link.connection.call(
                 destination: Self.name, path: Self.path, interface: Self.name, member: "Notify", notification.arguments, timeout: .seconds(5))
             guard let id = reply.first?.integer.flatMap(UInt32.init(exactly:)) else {
                 throw DBusError.malformed("Notify answered \(reply)")
             }
-            if let previous { shown[previous] = nil }
-            // Servers that keep bubbles without ever closing them would let this grow: the oldest go first.
-            if shown.count >= Self.remembered, let oldest = shown.keys.min() { shown[oldest] = nil }
-            shown[id] = Shown(
-                bundleID: presentation.id.bundleID, identifier: presentation.id.identifier, replyAction: notification.replyAction,
-                reportsDismissal: presentation.reportsDismissal)
-            save()
+            bubbles.insert(
+                DesktopBubbles.Bubble(
+                    serverID: id, bundleID: presentation.id.bundleID, identifier: presentation.id.identifier,
+                    replyAction: notification.replyAction, reportsDismissal: presentation.reportsDismissal))
+            scheduleSave()
+            for signal in early.removeValue(forKey: id) ?? [] { await handle(signal, from: link) }
             if !notification.omittedActions.isEmpty, !reportedNoInlineReply {
                 reportedNoInlineReply = true
                 log(
@@ -121,11 +116,10 @@ package actor DesktopPresenter: Presenter {
     }
 
     package func withdraw(_ ids: [Presentation.ID]) async {
-        let wanted = Set(ids)
-        let closing = shown.filter { wanted.contains($0.value.presentationID) }.map(\.key)
+        let closing = ids.compactMap { bubbles.serverID(of: $0) }
         guard !closing.isEmpty else { return }
-        for id in closing { shown[id] = nil }
-        save()
+        for id in closing { bubbles.remove(id) }
+        scheduleSave()
         guard let link else { return }
         for id in closing {
             _ = try? await link.connection.call(
@@ -147,12 +141,14 @@ package actor DesktopPresenter: Presenter {
 
     package func run(reporting events: @escaping @Sendable (PresenterEvent) async -> Void) async throws {
         self.events = events
+        defer { saveNow() }
         while !Task.isCancelled {
             guard let link = await currentLink() else {
                 try await Task.sleep(for: retryDelay)
                 continue
             }
             for await signal in link.signals { await handle(signal, from: link) }
+            if Task.isCancelled { break }
             lose(link, because: "the session bus closed the connection")
         }
     }
@@ -164,13 +160,19 @@ package actor DesktopPresenter: Presenter {
             // The server stopped or another took its place: its bubbles are gone.
             guard signal.body.first?.string == Self.name else { return }
             self.link?.server = signal.body.count == 3 ? signal.body[2].string ?? "" : ""
-            shown = [:]
-            save()
+            bubbles = DesktopBubbles()
+            scheduleSave()
             return
         }
         guard signal.sender == self.link?.server, signal.interface == Self.name,
-            let id = signal.body.first?.integer.flatMap(UInt32.init(exactly:)), var bubble = shown[id]
+            let id = signal.body.first?.integer.flatMap(UInt32.init(exactly:))
         else { return }
+        guard var bubble = bubbles[id] else {
+            // The server's answer to a Notify and a click on that bubble can reach this actor in either order:
+            // a signal for an unknown id waits for the Notify calls under way.
+            if notifiesInFlight > 0 { early[id, default: []].append(signal) }
+            return
+        }
         let presentation = bubble.presentationID
         var event: PresenterEvent?
         switch signal.member {
@@ -180,21 +182,21 @@ package actor DesktopPresenter: Presenter {
             }
             event = key == DesktopNotification.defaultAction ? .opened(presentation) : .action(presentation, identifier: key)
             bubble.answered = true
-            shown[id] = bubble
+            bubbles.update(bubble)
         case "NotificationReplied":
             guard signal.body.count == 2, let text = signal.body[1].string, let action = bubble.replyAction, !bubble.answered else { return }
             event = .reply(presentation, action: action, text: text)
             bubble.answered = true
-            shown[id] = bubble
+            bubbles.update(bubble)
         case "NotificationClosed":
             // 1 expired, 2 dismissed by the person, 3 closed by CloseNotification, 4 undefined.
             let reason = signal.body.count == 2 ? signal.body[1].integer : nil
             if reason == 2, bubble.reportsDismissal, !bubble.answered { event = .dismissed(presentation) }
-            shown[id] = nil
+            bubbles.remove(id)
         default:
             return
         }
-        save()
+        scheduleSave()
         if let event { await events?(event) }
     }
 
@@ -254,25 +256,38 @@ package actor DesktopPresenter: Presenter {
         failureReported = false
         lastFailure = nil
         if let saved, saved.address == link.connection.address, saved.server == link.server {
-            shown.merge(saved.shown) { current, _ in current }
+            bubbles.adopt(saved.bubbles)
         }
         saved = nil
-        save()
+        scheduleSave()
     }
 
     private func lose(_ lost: Link, because reason: String) {
         guard link?.connection === lost.connection else { return }
         lost.connection.close()
         link = nil
-        shown = [:]
+        // The bubbles went with the bus; a later bus may hand out the same names and ids.
+        bubbles = DesktopBubbles()
+        if let stateFile { try? FileManager.default.removeItem(at: stateFile) }
         lastFailure = .now
         failureReported = true
         log("desktop notifications lost (\(reason)); showing them on the terminal until the session bus returns")
     }
 
-    private func save() {
+    /// Writes the state file within ``saveDelay``: a burst of notifications costs one write, not one each.
+    private func scheduleSave() {
+        guard stateFile != nil, !saveScheduled else { return }
+        saveScheduled = true
+        Task {
+            try? await Task.sleep(for: Self.saveDelay)
+            saveNow()
+        }
+    }
+
+    private func saveNow() {
+        saveScheduled = false
         guard let stateFile, let link else { return }
-        let state = SavedState(address: link.connection.address, server: link.server, shown: shown)
+        let state = SavedState(address: link.connection.address, server: link.server, bubbles: bubbles)
         guard let data = try? JSONEncoder().encode(state) else { return }
         try? data.write(to: stateFile, options: .atomic)
     }
