@@ -116,6 +116,30 @@ import Testing
         #expect(try JSONDecoder().decode(AppManifest.self, from: data) == manifest)
     }
 
+    /// What the desktop shows of an app: `CFBundleIconFile` (".png" added), else `AppIcon.png`, else no icon; the
+    /// desktop entry when `BUNDLE_ID.desktop` is in an XDG applications directory.
+    @Test func theIconAndDesktopEntryComeFromTheBundleAndXDGDirectories() throws {
+        let fixture = try Fixture()
+        let named = try fixture.app("Named", identifier: "com.example.named", extra: ["CFBundleIconFile": "Bell", "CFBundleDisplayName": "Bells"])
+        try Data([0x89, 0x50]).write(to: named.appendingPathComponent("Bell.png"))
+        try Data([0x89, 0x50]).write(to: named.appendingPathComponent("AppIcon.png"))
+        let plain = try fixture.app("Plain", identifier: "com.example.plain")
+        let applications = fixture.root.appendingPathComponent("share/applications")
+        try FileManager.default.createDirectory(at: applications, withIntermediateDirectories: true)
+        try Data("[Desktop Entry]\nName=Bells\n".utf8).write(to: applications.appendingPathComponent("com.example.named.desktop"))
+        let environment = ["HOME": fixture.root.path, "XDG_DATA_HOME": fixture.root.appendingPathComponent("share").path]
+
+        let manifest = try AppManifest.load(from: named)
+        #expect(manifest.iconFile == "Bell.png")
+        let app = Presentation.App(manifest, bundleID: "com.example.named", environment: environment)
+        #expect(app.displayName == "Bells" && app.desktopEntry == "com.example.named")
+        #expect(app.iconPath == manifest.bundleDirectory.appendingPathComponent("Bell.png").path)
+        #expect(app.bundleDirectory == manifest.bundleDirectory.path)
+        let other = Presentation.App(try AppManifest.load(from: plain), bundleID: "com.example.plain", environment: environment)
+        #expect(other.iconPath == nil && other.desktopEntry == nil && other.displayName == "com.example.plain")
+        #expect(Presentation.App(nil, bundleID: "com.example.gone", environment: environment).bundleDirectory == nil)
+    }
+
     // MARK: - Errors
 
     /// The error `load` throws; nil when it succeeds.
