@@ -67,12 +67,16 @@ struct QuickStart {
         let caFlag = caPath.map { " --ca \($0)" } ?? ""
         let curlTLS = configuration.plaintext ? "--http2-prior-knowledge" : "--http2" + (caPath.map { " --cacert \($0)" } ?? "")
         let payload = #"{"aps":{"alert":{"title":"Hello","body":"from Herald"}}}"#
+        let consoleHost = ["127.0.0.1", "0.0.0.0", "::"].contains(configuration.consoleHost) ? "localhost" : configuration.consoleHost
+        let console = "\(configuration.consoleUsesTLS ? "https" : "http")://\(consoleHost):\(consolePort)"
+        let consoleCA = configuration.consoleUsesTLS ? (caPath.map { " --cacert \($0)" } ?? "") : ""
         return """
-            Herald gateway (\(configuration.environment)) — provider API \(url) (HTTP/2\(configuration.plaintext ? ", plaintext" : " over TLS")), device link \(scheme)://\(host):\(devicePort), console http://\(host):\(consolePort)
+            Herald gateway (\(configuration.environment)) — provider API \(url) (HTTP/2\(configuration.plaintext ? ", plaintext" : " over TLS")), device link \(scheme)://\(host):\(devicePort), console \(console)
               CA to trust:  \(caPath ?? "(your own certificate)")
               Demo key:     \(keyPath)  (team \(Self.teamID), key \(keyID), all topics)
               Demo device:  \(deviceToken)  (topic \(Self.topic); a virtual device that stays offline)
-              Admin API:    curl -H "authorization: bearer $(cat \(dataDirectory.adminTokenPath))" http://\(host):\(consolePort)/v1/devices
+              Console:      \(console)/ (sign in with the admin token in \(dataDirectory.adminTokenPath))
+              Admin API:    curl\(consoleCA) -H "authorization: bearer $(cat \(dataDirectory.adminTokenPath))" \(console)/v1/devices
 
             Make this machine a device (another terminal); it prints its own device token to send to:
               \(herald) device --gateway \(scheme)://\(host):\(devicePort)\(caFlag) --topic \(Self.topic)

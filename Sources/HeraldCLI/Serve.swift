@@ -17,6 +17,11 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Address to listen on.")
     var host = "127.0.0.1"
 
+    @Option(
+        name: .customLong("console-host"),
+        help: "Address the console (pages, admin API, /metrics) listens on; beyond loopback it is served over HTTPS.")
+    var consoleHost = "127.0.0.1"
+
     @Option(name: .customLong("provider-port"), help: "Provider API port (HTTP/2).")
     var providerPort = 2197
 
@@ -83,6 +88,7 @@ struct Serve: AsyncParsableCommand {
 
         var configuration = GatewayConfiguration()
         configuration.host = host
+        configuration.consoleHost = consoleHost
         configuration.providerPort = providerPort
         configuration.consolePort = consolePort
         configuration.devicePort = devicePort

@@ -4,20 +4,32 @@ import HeraldWire
 import Hummingbird
 import NIOCore
 
-/// The admin JSON API on the console port, behind `Authorization: Bearer <DATA_DIR/admin-token>`:
-/// the delivery log of a notification, the devices, the apps and their storage policies.
+/// The admin JSON API on the console port, behind `Authorization: Bearer <DATA_DIR/admin-token>` or a console
+/// session (``ConsoleAuth``): the delivery log of a notification, the devices, the apps and their storage policies.
 struct AdminAPI: Sendable {
     let store: any Store
     let hub: DeviceHub
-    let token: String
+    let auth: ConsoleAuth
 
     func register(on router: Router<BasicRequestContext>) {
-        let group = router.group("v1").add(middleware: BearerCheck(token: token))
+        let group = router.group("v1").add(middleware: ConsoleAPIGate(auth: auth))
+        group.get("session") { request, _ in session(of: request) }
         group.get("notifications/:id") { _, context in try await notification(context.parameters.get("id") ?? "") }
         group.get("devices") { _, _ in try await devices() }
         group.get("apps") { _, _ in try await apps() }
         group.put("apps/:bundleID") { request, context in
             try await setPolicy(bundleID: context.parameters.get("bundleID") ?? "", body: try await request.body.collect(upTo: 4096))
+        }
+    }
+
+    /// Who is calling; for a signed-in person, the CSRF token the pages send with changes.
+    private func session(of request: Request) -> Response {
+        switch auth.caller(of: request) {
+        case .person(_, let session)?:
+            Self.json(
+                .ok, .object(["caller": .string("session"), "csrf": .string(session.csrf), "expires": .string(Self.timestamp(session.expires))]))
+        default:
+            Self.json(.ok, .object(["caller": .string("token")]))
         }
     }
 
@@ -132,31 +144,5 @@ struct AdminAPI: Sendable {
 
     static func error(_ status: HTTPResponse.Status, _ reason: String, _ message: String) -> Response {
         json(status, .object(["reason": .string(reason), "message": .string(message)]))
-    }
-}
-
-/// Refuses a request without `Authorization: Bearer <admin token>` with 401.
-private struct BearerCheck: RouterMiddleware {
-    typealias Context = BasicRequestContext
-    let token: String
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let presented = request.headers[.authorization].flatMap { value -> String? in
-            let parts = value.split(separator: " ", maxSplits: 1)
-            guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-            return String(parts[1]).trimmingCharacters(in: .whitespaces)
-        }
-        guard let presented, Self.constantTimeEqual(presented, token) else {
-            var response = AdminAPI.error(.unauthorized, "Unauthorized", "send Authorization: Bearer <the token in DATA_DIR/admin-token>")
-            response.headers[.wwwAuthenticate] = "Bearer"
-            return response
-        }
-        return try await next(request, context)
-    }
-
-    private static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
-        guard x.count == y.count else { return false }
-        return zip(x, y).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
 }

@@ -1,19 +1,24 @@
 import Hummingbird
+import HummingbirdTLS
 import Logging
 import NIOCore
+import NIOSSL
 import Prometheus
 
-/// The console port: `/healthz`, Prometheus `/metrics` and the admin API under `/v1/`.
+/// The console port: the console's pages (`/`, `/sign-in`), `/healthz`, Prometheus `/metrics` and the admin API
+/// under `/v1/`; over HTTPS when `tls` is given (the console listens beyond loopback).
 enum ConsoleServer {
     static func makeApplication(
         configuration: GatewayConfiguration,
         metrics: GatewayMetrics,
         admin: AdminAPI,
+        tls: TLSConfiguration?,
         group: any EventLoopGroup,
         logger: Logger,
         onListening: @escaping @Sendable (Int) -> Void
-    ) -> some ApplicationProtocol {
+    ) throws -> some ApplicationProtocol {
         let router = Router()
+        router.add(middleware: ConsoleSecurityHeaders())
         router.get("healthz") { _, _ in
             "ok\n"
         }
@@ -25,9 +30,13 @@ enum ConsoleServer {
             )
         }
         admin.register(on: router)
+        let pages = ConsolePages(auth: admin.auth, secure: tls != nil)
+        if pages.assets.isEmpty { logger.warning("\(ConsolePages.missingAssets)") }
+        pages.register(on: router)
         return Application(
             router: router,
-            configuration: .init(address: .hostname(configuration.host, port: configuration.consolePort), serverName: "herald"),
+            server: try tls.map { try .tls(.http1(), tlsConfiguration: $0) } ?? .http1(),
+            configuration: .init(address: .hostname(configuration.consoleHost, port: configuration.consolePort), serverName: "herald"),
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? configuration.consolePort) },
             eventLoopGroupProvider: .shared(group),
             logger: logger

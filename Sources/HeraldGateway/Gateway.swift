@@ -65,7 +65,8 @@ public final class Gateway: Sendable {
         let metrics = GatewayMetrics()
         let authority = LocalCertificateAuthority(dataDirectory: dataDirectory)
         try dataDirectory.prepare()
-        if let names = try authority.ensure(hostNames: LocalCertificateAuthority.serverNames(listeningOn: configuration.host)),
+        let listening = Set([configuration.host, configuration.consoleHost]).sorted()
+        if let names = try authority.ensure(hostNames: listening.flatMap(LocalCertificateAuthority.serverNames(listeningOn:))),
             configuration.tlsCertificatePath == nil, !configuration.plaintext
         {
             logger.info("issued the gateway's TLS certificate from its local CA", metadata: ["names": "\(names.joined(separator: ", "))"])
@@ -106,10 +107,11 @@ public final class Gateway: Sendable {
             )
         }
         let consolePort = eventLoopGroup.any().makePromise(of: Int.self)
-        let console = ConsoleServer.makeApplication(
+        let console = try ConsoleServer.makeApplication(
             configuration: configuration,
             metrics: metrics,
-            admin: AdminAPI(store: store, hub: hub, token: adminToken),
+            admin: AdminAPI(store: store, hub: hub, auth: ConsoleAuth(token: adminToken, sessions: ConsoleSessions())),
+            tls: configuration.consoleUsesTLS ? try makeConsoleTLSConfiguration(configuration: configuration, authority: authority) : nil,
             group: eventLoopGroup,
             logger: logger,
             onListening: { consolePort.succeed($0) }
@@ -133,7 +135,8 @@ public final class Gateway: Sendable {
                     .init(service: writer), .init(service: recorder),
                     .init(
                         service: NamedListener(
-                            service: console, listener: "console", flag: "--console-port", host: configuration.host, port: configuration.consolePort
+                            service: console, listener: "console", flag: "--console-port", host: configuration.consoleHost,
+                            port: configuration.consolePort
                         )),
                     .init(
                         service: NamedListener(
@@ -204,6 +207,16 @@ public final class Gateway: Sendable {
         var tls = try serverTLS(configuration: configuration, authority: authority)
         tls.applicationProtocols = ["http/1.1"]
         return try NIOSSLContext(configuration: tls)
+    }
+
+    /// The same certificate again, for the console when it listens beyond loopback (HTTPS over HTTP/1.1).
+    private static func makeConsoleTLSConfiguration(
+        configuration: GatewayConfiguration,
+        authority: LocalCertificateAuthority
+    ) throws -> TLSConfiguration {
+        var tls = try serverTLS(configuration: configuration, authority: authority)
+        tls.applicationProtocols = ["http/1.1"]
+        return tls
     }
 
     /// The console port, once the console is listening.

@@ -11,6 +11,8 @@ public struct GatewayConfiguration: Sendable {
     public var devicePort = 5223
     /// Console port (`/healthz`, `/metrics`, admin API); 0 picks a free port.
     public var consolePort = 8080
+    /// Address the console listens on: loopback by default, whatever `host` is, since it holds the admin API.
+    public var consoleHost = "127.0.0.1"
     /// Serve h2c with prior knowledge instead of TLS on the provider port.
     public var plaintext = false
     /// The environment this gateway plays: development adds `apns-unique-id` to responses.
@@ -71,4 +73,12 @@ public struct GatewayConfiguration: Sendable {
     public var deliveryRecordInterval = Duration.milliseconds(50)
 
     public init() {}
+}
+
+extension GatewayConfiguration {
+    /// The console speaks HTTPS (the gateway's certificate, `Secure` cookies) when it listens beyond loopback and
+    /// the gateway has TLS at all.
+    public var consoleUsesTLS: Bool {
+        !plaintext && !["127.0.0.1", "::1", "localhost"].contains(consoleHost)
+    }
 }

@@ -1,0 +1,144 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// The console's pages and the sign-in around them. Pages are static HTML, JavaScript modules and CSS from the
+/// binary's resources (`Console/Assets`), working over the console's JSON API; every response carries a
+/// Content-Security-Policy that allows only the console's own scripts and styles.
+struct ConsolePages: Sendable {
+    let auth: ConsoleAuth
+    /// The console is served over HTTPS: its cookie is `Secure`.
+    let secure: Bool
+    let assets: [String: Asset]
+
+    struct Asset: Sendable {
+        var contentType: String
+        var bytes: [UInt8]
+    }
+
+    init(auth: ConsoleAuth, secure: Bool, assets: [String: Asset] = Self.bundledAssets) {
+        self.auth = auth
+        self.secure = secure
+        self.assets = assets
+    }
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.get("sign-in") { request, _ in
+            auth.caller(of: request) == nil ? page("sign-in.html") : Self.redirect(to: "/")
+        }
+        router.post("sign-in") { request, _ in try await signIn(request) }
+        router.post("sign-out") { request, _ in signOut(request) }
+        router.get("/") { request, _ in auth.caller(of: request) == nil ? Self.redirect(to: "/sign-in") : page("console.html") }
+        router.get("assets/:name") { _, context in
+            guard let name = context.parameters.get("name"), let asset = assets[name], !name.hasSuffix(".html") else {
+                return AdminAPI.error(.notFound, "NotFound", "no such asset")
+            }
+            return Response(
+                status: .ok, headers: [.contentType: asset.contentType, .cacheControl: "no-cache"],
+                body: .init(byteBuffer: ByteBuffer(bytes: asset.bytes)))
+        }
+    }
+
+    /// `POST /sign-in` with the form field `token`: the admin token gives a session cookie and a redirect to the
+    /// console; a wrong one goes back to the form, which says so. The token is never put in a URL.
+    private func signIn(_ request: Request) async throws -> Response {
+        guard Self.comesFromHere(request) else {
+            return AdminAPI.error(.forbidden, "CrossOrigin", "sign in from the console's own page")
+        }
+        let form = try await request.body.collect(upTo: 4096)
+        let token = Self.formField("token", in: String(buffer: form)) ?? ""
+        guard ConsoleSessions.constantTimeEqual(token, auth.token) else { return Self.redirect(to: "/sign-in?failed") }
+        let (id, _) = auth.sessions.create()
+        var response = Self.redirect(to: "/")
+        response.headers[.setCookie] = cookie(id, maxAge: Int(ConsoleSessions.lifetime))
+        return response
+    }
+
+    /// `POST /sign-out`, from a page (the CSRF token in `X-Herald-CSRF`): ends the session, clears the cookie.
+    private func signOut(_ request: Request) -> Response {
+        guard case .person(let id, let session) = auth.caller(of: request), ConsoleAuth.carriesCSRF(request, for: session) else {
+            return AdminAPI.error(.forbidden, "MissingCSRFToken", "sign out from the console's page")
+        }
+        auth.sessions.end(id)
+        var response = Response(status: .noContent)
+        response.headers[.setCookie] = cookie("", maxAge: 0)
+        return response
+    }
+
+    private func cookie(_ value: String, maxAge: Int) -> String {
+        "\(ConsoleSessions.cookieName)=\(value); Path=/; HttpOnly; SameSite=Strict; Max-Age=\(maxAge)" + (secure ? "; Secure" : "")
+    }
+
+    private func page(_ name: String) -> Response {
+        guard let asset = assets[name] else { return AdminAPI.error(.serviceUnavailable, "ConsolePagesMissing", Self.missingAssets) }
+        return Response(
+            status: .ok, headers: [.contentType: asset.contentType, .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(bytes: asset.bytes)))
+    }
+
+    static func redirect(to location: String) -> Response {
+        Response(status: .seeOther, headers: [.location: location, .cacheControl: "no-store"])
+    }
+
+    /// A request whose `Origin` (when the browser sends one) is the console itself.
+    static func comesFromHere(_ request: Request) -> Bool {
+        guard let origin = request.headers[.origin] else { return true }
+        guard let host = request.head.authority else { return false }
+        return origin == "http://\(host)" || origin == "https://\(host)"
+    }
+
+    /// A field of an `application/x-www-form-urlencoded` body.
+    static func formField(_ name: String, in body: String) -> String? {
+        for pair in body.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map { String($0).replacingOccurrences(of: "+", with: " ") }
+            if parts.first?.removingPercentEncoding == name { return parts.count == 2 ? parts[1].removingPercentEncoding : "" }
+        }
+        return nil
+    }
+
+    /// The pages, scripts and styles in `herald_HeraldGateway.resources/Assets` beside the executable (SwiftPM puts
+    /// the resource bundle there); empty when it is missing (a binary copied without it), and the pages say so.
+    static let bundledAssets: [String: Asset] = {
+        let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
+        let directories = [Bundle.main.bundleURL, executable.deletingLastPathComponent()].map {
+            $0.appendingPathComponent("herald_HeraldGateway.resources/Assets")
+        }
+        let types = ["html": "text/html; charset=utf-8", "css": "text/css; charset=utf-8", "js": "text/javascript; charset=utf-8"]
+        for directory in directories {
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { continue }
+            var assets: [String: Asset] = [:]
+            for name in names {
+                guard let type = types[(name as NSString).pathExtension],
+                    let bytes = FileManager.default.contents(atPath: directory.appendingPathComponent(name).path)
+                else { continue }
+                assets[name] = Asset(contentType: type, bytes: Array(bytes))
+            }
+            return assets
+        }
+        return [:]
+    }()
+
+    static let missingAssets = "the console's pages are missing: the directory herald_HeraldGateway.resources must sit beside the herald binary"
+}
+
+/// Headers on every console response: only the console's own scripts, styles and connections; no framing, no
+/// referrer, no MIME sniffing.
+struct ConsoleSecurityHeaders: RouterMiddleware {
+    typealias Context = BasicRequestContext
+    static let contentSecurityPolicy =
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; "
+        + "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+    private static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
+    private static let frameOptions = HTTPField.Name("X-Frame-Options")!
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response = try await next(request, context)
+        response.headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
+        response.headers[.xContentTypeOptions] = "nosniff"
+        response.headers[Self.referrerPolicy] = "no-referrer"
+        response.headers[Self.frameOptions] = "DENY"
+        return response
+    }
+}

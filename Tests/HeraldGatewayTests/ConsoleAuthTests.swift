@@ -1,0 +1,128 @@
+import Foundation
+import HeraldGateway
+import HeraldTesting
+import Testing
+
+/// Signing in to the console: the admin token gives an HttpOnly, SameSite=Strict session cookie; without it every
+/// page and console API refuses; a signed-in change needs the CSRF token; every answer carries the CSP.
+@Suite struct ConsoleAuthTests {
+    private func console(_ gateway: TestGateway) async throws -> ConsoleHTTP {
+        ConsoleHTTP(port: try await gateway.gateway.consolePort())
+    }
+
+    /// Signs in and returns the session cookie's value.
+    private func signIn(_ http: ConsoleHTTP, token: String) async throws -> String {
+        let reply = try await http.send(
+            "POST", "/sign-in", headers: ["Content-Type": "application/x-www-form-urlencoded"], body: "token=\(token)")
+        #expect(reply.status == 303 && reply.header("location") == "/")
+        let cookie = try #require(reply.header("set-cookie"))
+        return try #require(cookie.split(separator: ";").first?.split(separator: "=", maxSplits: 1).last.map(String.init))
+    }
+
+    @Test(arguments: [
+        ("GET", "/v1/devices"), ("GET", "/v1/apps"), ("GET", "/v1/session"), ("PUT", "/v1/apps/com.example.app"),
+        ("GET", "/v1/notifications/01a2025f-661a-7c6b-90ce-a0d495582c4d"),
+    ])
+    func everyConsoleAPIRefusesAnonymousCallers(method: String, path: String) async throws {
+        let gateway = try await TestGateway.start()
+        let http = try await console(gateway)
+        let reply = try await http.send(method, path, body: method == "PUT" ? #"{"policy":"all"}"# : "")
+        #expect(reply.status == 401)
+        #expect(reply.body.contains(#""reason":"Unauthorized""#))
+        let forged = try await http.send(method, path, headers: ["Cookie": "herald_session=made-up"])
+        #expect(forged.status == 401)
+        try await gateway.stop()
+    }
+
+    @Test func pagesSendAnonymousPeopleToSignIn() async throws {
+        let gateway = try await TestGateway.start()
+        let http = try await console(gateway)
+        let page = try await http.send("GET", "/")
+        #expect(page.status == 303 && page.header("location") == "/sign-in")
+        let form = try await http.send("GET", "/sign-in")
+        #expect(form.status == 200 && form.body.contains(#"<form method="post" action="/sign-in">"#))
+        #expect(form.header("content-security-policy")?.hasPrefix("default-src 'none'; script-src 'self'") == true)
+        #expect(form.header("x-frame-options") == "DENY" && form.header("x-content-type-options") == "nosniff")
+        #expect(try await http.send("GET", "/assets/console.css").status == 200)
+        #expect(try await http.send("GET", "/assets/console.html").status == 404)
+        try await gateway.stop()
+    }
+
+    @Test func theAdminTokenSignsInAndAWrongOneDoesNot() async throws {
+        let gateway = try await TestGateway.start()
+        let http = try await console(gateway)
+        let wrong = try await http.send(
+            "POST", "/sign-in", headers: ["Content-Type": "application/x-www-form-urlencoded"], body: "token=not-it")
+        #expect(wrong.status == 303 && wrong.header("location") == "/sign-in?failed" && wrong.header("set-cookie") == nil)
+
+        let right = try await http.send(
+            "POST", "/sign-in", headers: ["Content-Type": "application/x-www-form-urlencoded"], body: "token=\(gateway.gateway.adminToken)")
+        let cookie = try #require(right.header("set-cookie"))
+        #expect(cookie.contains("; HttpOnly") && cookie.contains("; SameSite=Strict") && cookie.contains("; Path=/"))
+        #expect(!cookie.contains("Secure"), "loopback console over plain HTTP: a Secure cookie would never come back")
+        #expect(!(right.header("location") ?? "").contains(gateway.gateway.adminToken))
+
+        let session = try await signIn(http, token: gateway.gateway.adminToken)
+        let signedIn = ["Cookie": "herald_session=\(session)"]
+        #expect(try await http.send("GET", "/", headers: signedIn).body.contains("<title>Herald console</title>"))
+        #expect(try await http.send("GET", "/v1/devices", headers: signedIn).status == 200)
+        #expect(try await http.send("GET", "/sign-in", headers: signedIn).header("location") == "/")
+        try await gateway.stop()
+    }
+
+    @Test func aSignedInChangeNeedsTheCSRFToken() async throws {
+        let gateway = try await TestGateway.start()
+        let http = try await console(gateway)
+        let session = try await signIn(http, token: gateway.gateway.adminToken)
+        let cookie = ["Cookie": "herald_session=\(session)"]
+        let about = try await http.send("GET", "/v1/session", headers: cookie)
+        let csrf = try #require(about.body.split(separator: "\"").drop { $0 != "csrf" }.dropFirst(2).first.map(String.init))
+
+        let policy = #"{"kind":"all"}"#
+        let without = try await http.send("PUT", "/v1/apps/com.example.app", headers: cookie, body: policy)
+        #expect(without.status == 403 && without.body.contains("MissingCSRFToken"))
+        let wrong = try await http.send(
+            "PUT", "/v1/apps/com.example.app", headers: cookie.merging(["X-Herald-CSRF": "nope"]) { a, _ in a }, body: policy)
+        #expect(wrong.status == 403)
+        let with = try await http.send(
+            "PUT", "/v1/apps/com.example.app", headers: cookie.merging(["X-Herald-CSRF": csrf]) { a, _ in a }, body: policy)
+        #expect(with.status == 200, "\(with.body)")
+
+        // Scripts with the admin token need no CSRF token: no browser sends it on their behalf.
+        let script = try await http.send(
+            "PUT", "/v1/apps/com.example.app", headers: ["Authorization": "Bearer \(gateway.gateway.adminToken)"], body: policy)
+        #expect(script.status == 200)
+
+        // Signing out needs the CSRF token too, and ends the session.
+        #expect(try await http.send("POST", "/sign-out", headers: cookie).status == 403)
+        let out = try await http.send("POST", "/sign-out", headers: cookie.merging(["X-Herald-CSRF": csrf]) { a, _ in a })
+        #expect(out.status == 204 && out.header("set-cookie")?.contains("Max-Age=0") == true)
+        #expect(try await http.send("GET", "/v1/devices", headers: cookie).status == 401)
+        try await gateway.stop()
+    }
+
+    @Test func aSignInFromAnotherOriginIsRefused() async throws {
+        let gateway = try await TestGateway.start()
+        let http = try await console(gateway)
+        let reply = try await http.send(
+            "POST", "/sign-in", headers: ["Content-Type": "application/x-www-form-urlencoded", "Origin": "https://evil.example"],
+            body: "token=\(gateway.gateway.adminToken)")
+        #expect(reply.status == 403 && reply.header("set-cookie") == nil)
+        try await gateway.stop()
+    }
+
+    /// Beyond loopback the console is HTTPS with the gateway's certificate, and its cookie is Secure.
+    @Test func aConsoleBeyondLoopbackIsHTTPSWithSecureCookies() async throws {
+        let gateway = try await TestGateway.start { $0.consoleHost = "0.0.0.0" }
+        var http = try await console(gateway)
+        http.caPath = gateway.caPath
+        let form = try await http.send("GET", "/sign-in")
+        #expect(form.status == 200)
+        let signedIn = try await http.send(
+            "POST", "/sign-in", headers: ["Content-Type": "application/x-www-form-urlencoded"], body: "token=\(gateway.gateway.adminToken)")
+        #expect(signedIn.header("set-cookie")?.hasSuffix("; Secure") == true)
+        http.caPath = nil
+        await #expect(throws: (any Error).self) { try await http.send("GET", "/sign-in") }  // no plain HTTP there
+        try await gateway.stop()
+    }
+}
