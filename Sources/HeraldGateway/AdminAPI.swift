@@ -3,6 +3,7 @@ import HeraldStore
 import HeraldWire
 import Hummingbird
 import NIOCore
+import ServiceLifecycle
 
 /// The admin JSON API on the console port, behind `Authorization: Bearer <DATA_DIR/admin-token>` or a console
 /// session (``ConsoleAuth``): the delivery log of a notification, the devices, the apps and their storage policies.
@@ -10,10 +11,12 @@ struct AdminAPI: Sendable {
     let store: any Store
     let hub: DeviceHub
     let auth: ConsoleAuth
+    let events: DeliveryEvents
 
     func register(on router: Router<BasicRequestContext>) {
         let group = router.group("v1").add(middleware: ConsoleAPIGate(auth: auth))
         group.get("session") { request, _ in session(of: request) }
+        group.get("events") { _, _ in eventStream() }
         group.get("notifications/:id") { _, context in try await notification(context.parameters.get("id") ?? "") }
         group.get("devices") { _, _ in try await devices() }
         group.get("apps") { _, _ in try await apps() }
@@ -31,6 +34,28 @@ struct AdminAPI: Sendable {
         default:
             Self.json(.ok, .object(["caller": .string("token")]))
         }
+    }
+
+    /// `GET /v1/events`: Server-Sent Events, one per delivery state change (`event: accepted`, `delivered`,
+    /// `discarded`; `data:` one JSON object), and a comment every 15 s so proxies keep the stream open.
+    private func eventStream() -> Response {
+        let stream = events.follow()
+        let body = ResponseBody { writer in
+            try await writer.write(ByteBuffer(string: ": following delivery events\n\n"))
+            // Ends when the gateway shuts down, which would otherwise wait for the follower to leave.
+            for try await item in stream.cancelOnGracefulShutdown() {
+                switch item {
+                case .event(let event):
+                    let name = event["event"]?.stringValue ?? "event"
+                    try await writer.write(ByteBuffer(string: "event: \(name)\ndata: \(String(decoding: event.encoded(), as: UTF8.self))\n\n"))
+                case .keepAlive:
+                    try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
+                }
+            }
+            try await writer.finish(nil)
+        }
+        return Response(
+            status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"], body: body)
     }
 
     private func notification(_ id: String) async throws -> Response {

@@ -75,6 +75,7 @@ public final class Gateway: Sendable {
         let adminToken = try dataDirectory.adminToken()
 
         let hub = DeviceHub()
+        let events = DeliveryEvents()
         let directory = Directory(store: store, timeToLive: configuration.directoryTimeToLive)
         let writer = NotificationWriter(
             store: store,
@@ -82,7 +83,10 @@ public final class Gateway: Sendable {
             queueLimit: configuration.writeQueueLimit,
             metrics: metrics,
             logger: logger,
-            onCommitted: { hub.committed($0) }
+            onCommitted: { committed in
+                hub.committed(committed)
+                events.publish { committed.map(DeliveryEvents.accepted) }
+            }
         )
         let recorder = DeliveryRecorder(store: store, clock: clock, interval: configuration.deliveryRecordInterval, logger: logger)
         let processor = ProviderRequestProcessor(
@@ -110,7 +114,7 @@ public final class Gateway: Sendable {
         let console = try ConsoleServer.makeApplication(
             configuration: configuration,
             metrics: metrics,
-            admin: AdminAPI(store: store, hub: hub, auth: ConsoleAuth(token: adminToken, sessions: ConsoleSessions())),
+            admin: AdminAPI(store: store, hub: hub, auth: ConsoleAuth(token: adminToken, sessions: ConsoleSessions()), events: events),
             tls: configuration.consoleUsesTLS ? try makeConsoleTLSConfiguration(configuration: configuration, authority: authority) : nil,
             group: eventLoopGroup,
             logger: logger,
@@ -120,7 +124,7 @@ public final class Gateway: Sendable {
         let deviceLinks = DeviceLinkServer(
             services: DeviceLinkServices(
                 configuration: configuration, store: store, hub: hub, recorder: recorder, directory: directory,
-                clock: clock, metrics: metrics, logger: logger
+                clock: clock, metrics: metrics, logger: logger, events: events
             ),
             tls: configuration.plaintext ? nil : try makeDeviceLinkTLSContext(configuration: configuration, authority: authority),
             group: eventLoopGroup,

@@ -48,6 +48,35 @@ struct ConsoleHTTP {
         return try Self.parse(String(buffer: received))
     }
 
+    /// Sends a GET and returns what arrives, as it arrives (head included), until the server closes or the
+    /// stream is dropped: for Server-Sent Events.
+    func stream(_ path: String, headers: [String: String] = [:]) async throws -> AsyncThrowingStream<String, any Error> {
+        var lines = ["GET \(path) HTTP/1.1", "Host: \(host):\(port)", "Accept: text/event-stream"]
+        lines += headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
+        let request = lines.joined(separator: "\r\n") + "\r\n\r\n"
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: host, port: port) { channel in
+                channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
+            }
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: String.self)
+        let reading = Task {
+            do {
+                try await channel.executeThenClose { inbound, outbound in
+                    try await outbound.write(ByteBuffer(string: request))
+                    for try await chunk in inbound { continuation.yield(String(buffer: chunk)) }
+                }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination = { _ in
+            reading.cancel()
+            channel.channel.close(promise: nil)
+        }
+        return stream
+    }
+
     private static func parse(_ text: String) throws -> Reply {
         guard let split = text.range(of: "\r\n\r\n") else { throw Unreadable(text: text) }
         let head = text[..<split.lowerBound].components(separatedBy: "\r\n")

@@ -144,9 +144,10 @@ final class DeviceLinkHandler: ChannelDuplexHandler, NIOScheduledCallbackHandler
         case .authenticate(let hello):
             authenticate(hello, context: context)
         case .acknowledge(let uniqueID):
-            if let id = link?.acknowledge(uniqueID) {
+            if let link, let id = link.acknowledge(uniqueID) {
                 services.recorder.delivered(id)
                 services.metrics.notificationAcknowledged()
+                services.events.publish { [DeliveryEvents.delivered(uniqueID: uniqueID, deviceID: link.deviceID, at: services.clock.now())] }
             }
         case .answer(let request):
             answer(request, context: context)

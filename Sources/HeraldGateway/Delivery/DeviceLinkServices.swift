@@ -17,10 +17,12 @@ final class DeviceLinkServices: Sendable {
     let clock: any WallClock
     let metrics: GatewayMetrics
     let logger: Logger
+    /// Delivery state changes for `GET /v1/events`.
+    let events: DeliveryEvents
 
     init(
         configuration: GatewayConfiguration, store: any Store, hub: DeviceHub, recorder: DeliveryRecorder,
-        directory: Directory, clock: any WallClock, metrics: GatewayMetrics, logger: Logger
+        directory: Directory, clock: any WallClock, metrics: GatewayMetrics, logger: Logger, events: DeliveryEvents = DeliveryEvents()
     ) {
         self.configuration = configuration
         self.store = store
@@ -30,6 +32,7 @@ final class DeviceLinkServices: Sendable {
         self.clock = clock
         self.metrics = metrics
         self.logger = logger
+        self.events = events
     }
 
     /// Checks the hello against the challenge's nonce and saves the device; returns its device id.
@@ -85,13 +88,14 @@ final class DeviceLinkServices: Sendable {
             return
         }
         let now = clock.now()
-        var expired: [Int64] = []
+        var expired: [StoredNotification] = []
         link.fetched(rows, limit: limit, mark: mark) { notification in
             guard notification.isExpired(at: now) else { return true }
-            if let id = notification.id { expired.append(id) }
+            expired.append(notification)
             return false
         }
-        recorder.discarded(expired, reason: .expired)
+        recorder.discarded(expired.compactMap(\.id), reason: .expired)
+        events.publish { expired.map { DeliveryEvents.discarded($0, reason: .expired, at: now) } }
     }
 }
 

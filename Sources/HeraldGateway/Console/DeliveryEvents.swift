@@ -1,0 +1,89 @@
+import Foundation
+import HeraldStore
+import HeraldWire
+import Synchronization
+
+/// Delivery state changes as they happen — accepted, delivered (acknowledged by the device), discarded — for
+/// whoever follows `GET /v1/events`. Publishing costs one atomic load while nobody follows.
+final class DeliveryEvents: Sendable {
+    /// Events a slow follower may fall behind by before older ones are dropped for it.
+    static let backlog = 10_000
+
+    /// What a follower reads: an event, or a beat that only keeps the connection alive.
+    enum Item: Sendable {
+        case event(JSONValue)
+        case keepAlive
+    }
+
+    private let followers = Mutex<(next: Int, continuations: [Int: AsyncStream<Item>.Continuation])>((0, [:]))
+    private let followerCount = Atomic<Int>(0)
+
+    var isFollowed: Bool { followerCount.load(ordering: .relaxed) > 0 }
+
+    /// The events from now on, with a beat every `keepAlive`, until the stream is dropped.
+    func follow(keepAlive: Duration = .seconds(15)) -> AsyncStream<Item> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Item.self, bufferingPolicy: .bufferingNewest(Self.backlog))
+        let id = followers.withLock { followers in
+            followers.next += 1
+            followers.continuations[followers.next] = continuation
+            return followers.next
+        }
+        followerCount.add(1, ordering: .relaxed)
+        let beats = Task {
+            while !Task.isCancelled {
+                try await Task.sleep(for: keepAlive)
+                continuation.yield(.keepAlive)
+            }
+        }
+        continuation.onTermination = { [self] _ in
+            beats.cancel()
+            followers.withLock { _ = $0.continuations.removeValue(forKey: id) }
+            followerCount.subtract(1, ordering: .relaxed)
+        }
+        return stream
+    }
+
+    /// Publishes what `make` builds, building it only when someone follows.
+    func publish(_ make: () -> [JSONValue]) {
+        guard isFollowed else { return }
+        let events = make()
+        let continuations = followers.withLock { Array($0.continuations.values) }
+        for continuation in continuations {
+            for event in events { continuation.yield(.event(event)) }
+        }
+    }
+
+    // MARK: The events
+
+    static func accepted(_ notification: StoredNotification) -> JSONValue {
+        var fields: [String: JSONValue] = [
+            "event": .string("accepted"),
+            "apnsID": .string(APNsID.format(notification.apnsID)),
+            "uniqueID": .string(APNsID.format(notification.uniqueID)),
+            "deviceToken": .string(notification.deviceToken.hex),
+            "topic": .string(notification.topic),
+            "at": .string(timestamp(notification.receivedAt)),
+        ]
+        if let collapseID = notification.collapseID { fields["collapseID"] = .string(collapseID) }
+        return .object(fields)
+    }
+
+    static func delivered(uniqueID: UUID, deviceID: String, at date: Date) -> JSONValue {
+        .object([
+            "event": .string("delivered"), "uniqueID": .string(APNsID.format(uniqueID)), "deviceID": .string(deviceID),
+            "at": .string(timestamp(date)),
+        ])
+    }
+
+    static func discarded(_ notification: StoredNotification, reason: DiscardReason, at date: Date) -> JSONValue {
+        .object([
+            "event": .string("discarded"), "apnsID": .string(APNsID.format(notification.apnsID)),
+            "uniqueID": .string(APNsID.format(notification.uniqueID)), "reason": .string(reason.rawValue),
+            "at": .string(timestamp(date)),
+        ])
+    }
+
+    private static func timestamp(_ date: Date) -> String {
+        date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
+    }
+}
