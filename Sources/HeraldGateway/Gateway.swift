@@ -114,7 +114,10 @@ public final class Gateway: Sendable {
         let console = try ConsoleServer.makeApplication(
             configuration: configuration,
             metrics: metrics,
-            admin: AdminAPI(store: store, hub: hub, auth: ConsoleAuth(token: adminToken, sessions: ConsoleSessions()), events: events),
+            admin: AdminAPI(
+                store: store, hub: hub, auth: ConsoleAuth(token: adminToken, sessions: ConsoleSessions()), events: events,
+                validators: ConsoleValidators(store: store, hub: hub, environment: configuration.environment, clock: clock)
+            ),
             tls: configuration.consoleUsesTLS ? try makeConsoleTLSConfiguration(configuration: configuration, authority: authority) : nil,
             group: eventLoopGroup,
             logger: logger,
