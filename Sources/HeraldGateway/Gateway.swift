@@ -118,7 +118,7 @@ public final class Gateway: Sendable {
                 store: store, hub: hub, auth: ConsoleAuth(token: adminToken, sessions: ConsoleSessions()), events: events,
                 validators: ConsoleValidators(store: store, hub: hub, environment: configuration.environment, clock: clock)
             ),
-            tls: configuration.consoleUsesTLS ? try makeConsoleTLSConfiguration(configuration: configuration, authority: authority) : nil,
+            tls: configuration.consoleUsesTLS ? try http1TLS(configuration: configuration, authority: authority) : nil,
             group: eventLoopGroup,
             logger: logger,
             onListening: { consolePort.succeed($0) }
@@ -129,7 +129,7 @@ public final class Gateway: Sendable {
                 configuration: configuration, store: store, hub: hub, recorder: recorder, directory: directory,
                 clock: clock, metrics: metrics, logger: logger, events: events
             ),
-            tls: configuration.plaintext ? nil : try makeDeviceLinkTLSContext(configuration: configuration, authority: authority),
+            tls: configuration.plaintext ? nil : try NIOSSLContext(configuration: http1TLS(configuration: configuration, authority: authority)),
             group: eventLoopGroup,
             onListening: { devicePort.succeed($0) }
         )
@@ -206,21 +206,9 @@ public final class Gateway: Sendable {
         return try NIOSSLContext(configuration: tls)
     }
 
-    /// The same certificate as the provider API, offered over HTTP/1.1 for the WebSocket upgrade.
-    private static func makeDeviceLinkTLSContext(
-        configuration: GatewayConfiguration,
-        authority: LocalCertificateAuthority
-    ) throws -> NIOSSLContext {
-        var tls = try serverTLS(configuration: configuration, authority: authority)
-        tls.applicationProtocols = ["http/1.1"]
-        return try NIOSSLContext(configuration: tls)
-    }
-
-    /// The same certificate again, for the console when it listens beyond loopback (HTTPS over HTTP/1.1).
-    private static func makeConsoleTLSConfiguration(
-        configuration: GatewayConfiguration,
-        authority: LocalCertificateAuthority
-    ) throws -> TLSConfiguration {
+    /// The same certificate as the provider API over HTTP/1.1: for the device link's WebSocket upgrade, and for the
+    /// console when it listens beyond loopback.
+    private static func http1TLS(configuration: GatewayConfiguration, authority: LocalCertificateAuthority) throws -> TLSConfiguration {
         var tls = try serverTLS(configuration: configuration, authority: authority)
         tls.applicationProtocols = ["http/1.1"]
         return tls
