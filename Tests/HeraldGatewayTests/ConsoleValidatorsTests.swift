@@ -52,6 +52,20 @@ import Testing
         try await gateway.stop()
     }
 
+    /// A revoked key's token: its signature still holds, and the answer is Forbidden, as the provider API gives.
+    @Test func aRevokedKeysTokenIsForbidden() async throws {
+        let gateway = try await TestGateway.start()
+        var key = try #require(try await gateway.store.key(teamID: TestGateway.teamID, keyID: TestGateway.keyID))
+        key.revokedAt = gateway.clock.now()
+        try await gateway.store.saveKey(key)
+        let result = try await validate(gateway, gateway.defaultJWT)
+        #expect(result["status"] == .integer(403) && result["reason"]?.stringValue == "Forbidden", "\(result)")
+        #expect(result["signature"]?.stringValue == "valid" && result["key"]?["revoked"] == .bool(true))
+        let forged = try await validate(gateway, try gateway.jwt(key: P256.Signing.PrivateKey()))
+        #expect(forged["reason"]?.stringValue == "InvalidProviderToken" && forged["signature"] == nil, "\(forged)")
+        try await gateway.stop()
+    }
+
     @Test func aDeviceTokenIsLookedUp() async throws {
         let gateway = try await TestGateway.start()
         let device = try await TestDevice.connect(to: gateway)

@@ -1,14 +1,16 @@
-import Crypto
 import Foundation
 import HeraldStore
 import HeraldWire
 import Hummingbird
 import NIOCore
+import NIOPosix
 
 /// The console's validators, as Apple's console has them: a provider JWT checked exactly as the provider API
 /// would check it on a fresh connection, and a device token looked up.
 struct ConsoleValidators: Sendable {
     let store: any Store
+    let directory: Directory
+    let verifier = TokenVerifier(cacheLimit: 64)
     let hub: DeviceHub
     let environment: APNsEnvironment
     /// The provider API's clock, so that a token's age is judged as the provider API judges it.
@@ -41,22 +43,28 @@ struct ConsoleValidators: Sendable {
         do throws(Rejection) {
             let token = try ProviderToken.parse(jwt)
             fields["ageSeconds"] = .integer(Int64((now.timeIntervalSince1970 - token.issuedAt).rounded(.down)))
-            let record: ProviderKey?
+            // The provider API's own key cache and checks (unknown key, signature, revocation), so the answer is its.
+            let key: ResolvedKey?
             do {
-                record = try await store.key(teamID: token.teamID, keyID: token.keyID)
+                key = try await directory.loadKey(teamID: token.teamID, keyID: token.keyID, on: MultiThreadedEventLoopGroup.singleton.any()).get()
             } catch {
                 throw Rejection(.internalServerError, "the store cannot be read: \(error)")
             }
-            guard let record, let publicKey = try? P256.Signing.PublicKey(pemRepresentation: record.publicKeyPEM) else {
-                throw Rejection(.invalidProviderToken, "no key \(token.keyID) for team \(token.teamID)")
+            if let record = key?.record {
+                fields["key"] = .object([
+                    "teamID": .string(record.teamID), "keyID": .string(record.keyID), "environment": .string("\(record.environment)"),
+                    "topics": .array(record.topics.map(JSONValue.string)), "revoked": .bool(record.revokedAt != nil),
+                ])
             }
-            fields["key"] = .object([
-                "teamID": .string(record.teamID), "keyID": .string(record.keyID), "environment": .string("\(record.environment)"),
-                "topics": .array(record.topics.map(JSONValue.string)), "revoked": .bool(record.revokedAt != nil),
-            ])
-            try token.verify(with: publicKey)
+            var verified: TokenVerifier.Verified?
+            let record: ProviderKey
+            do throws(Rejection) {
+                record = try verifier.check(jwt, token, key: key, recent: &verified)
+            } catch {
+                if verified != nil { fields["signature"] = .string("valid") }  // a revoked key: the signature held
+                throw error
+            }
             fields["signature"] = .string("valid")
-            if record.revokedAt != nil { throw Rejection(.forbidden, "key \(token.keyID) has been revoked") }
             var connection = ConnectionAuthState()
             try connection.admit(jwt: jwt, token: token, key: record, environment: environment, now: now)
             if let topic {

@@ -62,7 +62,7 @@ final class DeliveryEvents: Sendable {
             "uniqueID": .string(APNsID.format(notification.uniqueID)),
             "deviceToken": .string(notification.deviceToken.hex),
             "topic": .string(notification.topic),
-            "at": .string(timestamp(notification.receivedAt)),
+            "at": .string(AdminAPI.timestamp(notification.receivedAt)),
         ]
         if let collapseID = notification.collapseID { fields["collapseID"] = .string(collapseID) }
         return .object(fields)
@@ -71,7 +71,7 @@ final class DeliveryEvents: Sendable {
     static func delivered(uniqueID: UUID, deviceID: String, at date: Date) -> JSONValue {
         .object([
             "event": .string("delivered"), "uniqueID": .string(APNsID.format(uniqueID)), "deviceID": .string(deviceID),
-            "at": .string(timestamp(date)),
+            "at": .string(AdminAPI.timestamp(date)),
         ])
     }
 
@@ -79,11 +79,7 @@ final class DeliveryEvents: Sendable {
         .object([
             "event": .string("discarded"), "apnsID": .string(APNsID.format(notification.apnsID)),
             "uniqueID": .string(APNsID.format(notification.uniqueID)), "reason": .string(reason.rawValue),
-            "at": .string(timestamp(date)),
+            "at": .string(AdminAPI.timestamp(date)),
         ])
-    }
-
-    private static func timestamp(_ date: Date) -> String {
-        date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
     }
 }
