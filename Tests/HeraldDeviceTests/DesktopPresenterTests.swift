@@ -40,6 +40,23 @@ import Testing
         return (presenter, running)
     }
 
+    /// A test bus, a scripted server on it (advertising `capabilities`) and a running presenter reporting to a recorder.
+    struct Desktop {
+        let bus: TestSessionBus
+        let server: ScriptedNotificationServer
+        let recorder: Recorder
+        let presenter: DesktopPresenter
+        let running: Task<Void, Never>
+    }
+
+    private static func desktop(capabilities: [String] = ScriptedNotificationServer.everyCapability) async throws -> Desktop {
+        let bus = try await TestSessionBus()
+        let server = try await ScriptedNotificationServer.start(on: bus.address, capabilities: capabilities)
+        let recorder = Recorder()
+        let (presenter, running) = presenter(on: bus, recorder)
+        return Desktop(bus: bus, server: server, recorder: recorder, presenter: presenter, running: running)
+    }
+
     private static let reply = UNTextInputNotificationAction(
         identifier: "reply", title: "Reply", options: [], textInputButtonTitle: "Send", textInputPlaceholder: "Your answer")
 
@@ -74,11 +91,9 @@ import Testing
     // MARK: What Notify carries
 
     @Test func aFullServerGetsTitleBodyActionsInlineReplyImageIconAndSound() async throws {
-        let bus = try await TestSessionBus()
-        let server = try await ScriptedNotificationServer.start(on: bus.address)
-        let recorder = Recorder()
-        let (presenter, running) = Self.presenter(on: bus, recorder)
-        defer { running.cancel() }
+        let desktop = try await Self.desktop()
+        let (server, recorder, presenter) = (desktop.server, desktop.recorder, desktop.presenter)
+        defer { desktop.running.cancel() }
         await presenter.present(Self.presentation(category: Self.orderCategory, attachments: ["/tmp/a/photo.jpg", "/tmp/a/more.png"]))
         let notification = try await server.waitForNotification()
         #expect(notification.appName == "Shop" && notification.appIcon == "/apps/Shop.app/AppIcon.png" && notification.replacesID == 0)
@@ -96,11 +111,9 @@ import Testing
     }
 
     @Test func aServerWithoutActionsMarkupOrInlineReplyGetsWhatItCanShow() async throws {
-        let bus = try await TestSessionBus()
-        let server = try await ScriptedNotificationServer.start(on: bus.address, capabilities: ["body", "actions"])
-        let recorder = Recorder()
-        let (presenter, running) = Self.presenter(on: bus, recorder)
-        defer { running.cancel() }
+        let desktop = try await Self.desktop(capabilities: ["body", "actions"])
+        let (server, recorder, presenter) = (desktop.server, desktop.recorder, desktop.presenter)
+        defer { desktop.running.cancel() }
         await presenter.present(Self.presentation(category: Self.orderCategory))
         let withActions = try await server.waitForNotification()
         #expect(withActions.body == "Fish & chips")
@@ -139,10 +152,9 @@ import Testing
     }
 
     @Test func interruptionLevelsSoundsQuietDeliveryAndHiddenPreviews() async throws {
-        let bus = try await TestSessionBus()
-        let server = try await ScriptedNotificationServer.start(on: bus.address)
-        let (presenter, running) = Self.presenter(on: bus, Recorder())
-        defer { running.cancel() }
+        let desktop = try await Self.desktop()
+        let (server, presenter) = (desktop.server, desktop.presenter)
+        defer { desktop.running.cancel() }
         let sound = ["sound-name": DBusValue.string("message-new-instant")]
         let silent = ["suppress-sound": DBusValue.boolean(true)]
         let placeholder = UNNotificationCategory(
@@ -176,10 +188,9 @@ import Testing
     @Test func aBundleSoundPlaysFromTheBundle() async throws {
         let directory = try TemporaryDirectory()
         _ = try directory.file("chime.wav", [0x52, 0x49, 0x46, 0x46])
-        let bus = try await TestSessionBus()
-        let server = try await ScriptedNotificationServer.start(on: bus.address)
-        let (presenter, running) = Self.presenter(on: bus, Recorder())
-        defer { running.cancel() }
+        let desktop = try await Self.desktop()
+        let (server, presenter) = (desktop.server, desktop.presenter)
+        defer { desktop.running.cancel() }
         var style = Self.playing()
         style.soundName = "chime.wav"
         var presentation = Self.presentation(style: style)
@@ -193,10 +204,9 @@ import Testing
     // MARK: Replacing, withdrawing, badges
 
     @Test func aReplacementReplacesTheBubbleAndAWithdrawalClosesIt() async throws {
-        let bus = try await TestSessionBus()
-        let server = try await ScriptedNotificationServer.start(on: bus.address)
-        let (presenter, running) = Self.presenter(on: bus, Recorder())
-        defer { running.cancel() }
+        let desktop = try await Self.desktop()
+        let (server, presenter) = (desktop.server, desktop.presenter)
+        defer { desktop.running.cancel() }
         await presenter.present(Self.presentation("score", title: "1 : 0"))
         await presenter.present(Self.presentation("other", title: "Other"))
         await presenter.present(Self.presentation("score", title: "2 : 0"))
@@ -208,10 +218,9 @@ import Testing
     }
 
     @Test func aBadgeIsSentToTheLauncher() async throws {
-        let bus = try await TestSessionBus()
-        let server = try await ScriptedNotificationServer.start(on: bus.address)
-        let (presenter, running) = Self.presenter(on: bus, Recorder())
-        defer { running.cancel() }
+        let desktop = try await Self.desktop()
+        let (server, presenter) = (desktop.server, desktop.presenter)
+        defer { desktop.running.cancel() }
         await presenter.setBadge(3, of: Presentation.App(bundleID: "com.example.shop", desktopEntry: "shop"))
         await presenter.setBadge(0, of: Presentation.App(bundleID: "com.example.other"))
         let events = try await server.waitForEvents(2)
@@ -226,11 +235,9 @@ import Testing
     // MARK: What the person does
 
     @Test func clicksRepliesAndDismissalsBecomeResponses() async throws {
-        let bus = try await TestSessionBus()
-        let server = try await ScriptedNotificationServer.start(on: bus.address)
-        let recorder = Recorder()
-        let (presenter, running) = Self.presenter(on: bus, recorder)
-        defer { running.cancel() }
+        let desktop = try await Self.desktop()
+        let (server, recorder, presenter) = (desktop.server, desktop.recorder, desktop.presenter)
+        defer { desktop.running.cancel() }
         let plain = UNNotificationCategory(identifier: "PLAIN", actions: [], intentIdentifiers: [], options: [])
         for (identifier, category) in [
             ("a", Self.orderCategory), ("b", Self.orderCategory), ("c", Self.orderCategory), ("d", Self.orderCategory), ("e", plain),
@@ -258,11 +265,9 @@ import Testing
 
     /// The click can reach the daemon before the answer to the Notify that showed its bubble.
     @Test func aClickAheadOfItsBubblesIdIsNotLost() async throws {
-        let bus = try await TestSessionBus()
-        let server = try await ScriptedNotificationServer.start(on: bus.address)
-        let recorder = Recorder()
-        let (presenter, running) = Self.presenter(on: bus, recorder)
-        defer { running.cancel() }
+        let desktop = try await Self.desktop()
+        let (server, recorder, presenter) = (desktop.server, desktop.recorder, desktop.presenter)
+        defer { desktop.running.cancel() }
         server.clickBeforeAnswering("track")
         for identifier in ["a", "b", "c"] { await presenter.present(Self.presentation(identifier, category: Self.orderCategory)) }
         try await recorder.waitForEvents(3)
@@ -274,11 +279,9 @@ import Testing
     }
 
     @Test func signalsFromAnyoneButTheServerAreIgnored() async throws {
-        let bus = try await TestSessionBus()
-        let server = try await ScriptedNotificationServer.start(on: bus.address)
-        let recorder = Recorder()
-        let (presenter, running) = Self.presenter(on: bus, recorder)
-        defer { running.cancel() }
+        let desktop = try await Self.desktop()
+        let (bus, server, recorder, presenter) = (desktop.bus, desktop.server, desktop.recorder, desktop.presenter)
+        defer { desktop.running.cancel() }
         await presenter.present(Self.presentation(category: Self.orderCategory))
         _ = try await server.waitForNotification()
         let forger = try await DBusConnection.connect(address: bus.address)
@@ -307,11 +310,9 @@ import Testing
     }
 
     @Test func aRefusedNotificationGoesToTheFallbackAndTheServerStays() async throws {
-        let bus = try await TestSessionBus()
-        let server = try await ScriptedNotificationServer.start(on: bus.address)
-        let recorder = Recorder()
-        let (presenter, running) = Self.presenter(on: bus, recorder)
-        defer { running.cancel() }
+        let desktop = try await Self.desktop()
+        let (server, recorder, presenter) = (desktop.server, desktop.recorder, desktop.presenter)
+        defer { desktop.running.cancel() }
         server.refuseNotify(true)
         await presenter.present(Self.presentation("refused"))
         server.refuseNotify(false)
