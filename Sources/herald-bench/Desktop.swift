@@ -22,14 +22,7 @@ struct Desktop: AsyncParsableCommand {
 
     @OptionGroup var provider: ProviderOptions
 
-    @Option(help: "The herald binary that runs the daemon.")
-    var herald: String
-
-    @Option(name: .customLong("device-gateway"), help: "The gateway's device port, e.g. https://localhost:5223.")
-    var deviceGateway: String
-
-    @Option(name: .customLong("data-dir"), help: "The device's data dir: the app installed and allowed there.")
-    var dataDirectory: String
+    @OptionGroup var daemonOptions: DaemonOptions
 
     @Option(help: "Notifications per second.")
     var rate = 100
@@ -44,36 +37,15 @@ struct Desktop: AsyncParsableCommand {
     func run() async throws {
         let bus = try await TestSessionBus()
         let server = try await ScriptedNotificationServer.start(on: bus.address)
-        let output = Pipe()
         let token = Locked<String?>(nil)
         let topic = provider.topic
-        // A thread of its own reads the daemon's lines (only the token matters here; the rest is drained).
-        let reader = Thread {
-            var pending = Data()
-            while true {
-                let chunk = output.fileHandleForReading.availableData
-                if chunk.isEmpty { return }
-                pending.append(chunk)
-                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                    let line = pending[pending.startIndex..<newline]
-                    pending = Data(pending[pending.index(after: newline)...])
-                    guard let event = try? JSONValue.parse(Data(line)), event["event"]?.stringValue == "registered",
-                        event["topic"]?.stringValue == topic
-                    else { continue }
-                    token.withLock { $0 = event["deviceToken"]?.stringValue }
-                }
-            }
-        }
         // Its standard error (which notification server it reached, or why not) goes to ours.
-        let daemon = try ChildProcess.launch(
-            herald,
-            arguments: ["device", "--gateway", deviceGateway, "--data-dir", dataDirectory, "--presenter", "desktop", "--json"]
-                + (provider.ca.map { ["--ca", $0] } ?? []),
-            environment: bus.environment,
-            standardOutput: output.fileHandleForWriting.fileDescriptor
-        )
-        try output.fileHandleForWriting.close()  // the daemon has its copy: its end of file is the reader's
-        reader.start()
+        let daemon = try daemonOptions.launch(
+            ca: provider.ca, extraArguments: ["--presenter", "desktop"], environment: bus.environment, standardError: nil
+        ) { event, _ in
+            guard event["event"]?.stringValue == "registered", event["topic"]?.stringValue == topic else { return }
+            token.withLock { $0 = event["deviceToken"]?.stringValue }
+        }
         do {
             try await measure(daemon: daemon, server: server, token: token)
         } catch {

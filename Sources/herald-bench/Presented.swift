@@ -15,14 +15,7 @@ struct Presented: AsyncParsableCommand {
 
     @OptionGroup var provider: ProviderOptions
 
-    @Option(help: "The herald binary that runs the daemon.")
-    var herald: String
-
-    @Option(name: .customLong("device-gateway"), help: "The gateway's device port, e.g. https://localhost:5223.")
-    var deviceGateway: String
-
-    @Option(name: .customLong("data-dir"), help: "The device's data dir: the app installed and allowed there.")
-    var dataDirectory: String
+    @OptionGroup var daemonOptions: DaemonOptions
 
     @Option(help: "Notifications to time, sent one after another.")
     var count = 200
@@ -34,41 +27,19 @@ struct Presented: AsyncParsableCommand {
     var mutableContent = false
 
     func run() async throws {
-        let output = Pipe()
         let presented = Locked<[String: ContinuousClock.Instant]>([:])
         let token = Locked<String?>(nil)
         let topic = provider.topic
-        // A thread of its own reads the daemon's lines, so the time a line is read is not held up by the sender.
-        let reader = Thread {
-            var pending = Data()
-            while true {
-                let chunk = output.fileHandleForReading.availableData
-                if chunk.isEmpty { return }
-                pending.append(chunk)
-                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                    let now = ContinuousClock.now
-                    let line = pending[pending.startIndex..<newline]
-                    pending = Data(pending[pending.index(after: newline)...])
-                    guard let event = try? JSONValue.parse(Data(line)) else { continue }
-                    switch event["event"]?.stringValue {
-                    case "notification":
-                        if let apnsID = event["apnsID"]?.stringValue { presented.withLock { $0[apnsID] = now } }
-                    case "registered" where event["topic"]?.stringValue == topic:
-                        token.withLock { $0 = event["deviceToken"]?.stringValue }
-                    default:
-                        break
-                    }
-                }
+        let daemon = try daemonOptions.launch(ca: provider.ca) { event, now in
+            switch event["event"]?.stringValue {
+            case "notification":
+                if let apnsID = event["apnsID"]?.stringValue { presented.withLock { $0[apnsID] = now } }
+            case "registered" where event["topic"]?.stringValue == topic:
+                token.withLock { $0 = event["deviceToken"]?.stringValue }
+            default:
+                break
             }
         }
-        let daemon = try ChildProcess.launch(
-            herald,
-            arguments: ["device", "--gateway", deviceGateway, "--data-dir", dataDirectory, "--json"] + (provider.ca.map { ["--ca", $0] } ?? []),
-            standardOutput: output.fileHandleForWriting.fileDescriptor,
-            standardError: ChildProcess.nullDevice
-        )
-        try output.fileHandleForWriting.close()  // the daemon has its copy: its end of file is the reader's
-        reader.start()
         defer { daemon.terminate() }
 
         var deviceToken: String?
