@@ -123,7 +123,8 @@ struct ConsolePages: Sendable {
 }
 
 /// Headers on every console response: only the console's own scripts, styles and connections; no framing, no
-/// referrer, no MIME sniffing.
+/// referrer beyond the console, no MIME sniffing. (`same-origin`, not `no-referrer`: with `no-referrer` browsers
+/// send `Origin: null` on the sign-in form's POST, which the origin check must refuse.)
 struct ConsoleSecurityHeaders: RouterMiddleware {
     typealias Context = BasicRequestContext
     static let contentSecurityPolicy =
@@ -137,7 +138,7 @@ struct ConsoleSecurityHeaders: RouterMiddleware {
         var response = try await next(request, context)
         response.headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
         response.headers[.xContentTypeOptions] = "nosniff"
-        response.headers[Self.referrerPolicy] = "no-referrer"
+        response.headers[Self.referrerPolicy] = "same-origin"
         response.headers[Self.frameOptions] = "DENY"
         return response
     }

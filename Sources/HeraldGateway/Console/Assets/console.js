@@ -18,7 +18,17 @@ function cell(text) {
 async function showDevices() {
   const body = document.querySelector("#devices tbody");
   const reply = await (await api("/v1/devices")).json();
-  body.replaceChildren(...(reply.devices || []).map((device) => {
+  const devices = reply.devices || [];
+  if (devices.length === 0) {
+    const row = document.createElement("tr");
+    const empty = cell("No device has linked yet: run herald device --gateway … on a machine.");
+    empty.colSpan = 3;
+    empty.className = "empty";
+    row.append(empty);
+    body.replaceChildren(row);
+    return;
+  }
+  body.replaceChildren(...devices.map((device) => {
     const row = document.createElement("tr");
     row.append(cell(device.deviceID), cell(device.online ? "yes" : "no"), cell((device.apps || []).map((app) => app.topic).join(", ")));
     return row;
