@@ -75,14 +75,6 @@ package indirect enum DBusValue: Sendable, Hashable {
         }
     }
 
-    package var boolean: Bool? {
-        switch self {
-        case .boolean(let value): value
-        case .variant(let inner): inner.boolean
-        default: nil
-        }
-    }
-
     /// The elements of an array (`ay` as bytes).
     package var elements: [DBusValue]? {
         switch self {

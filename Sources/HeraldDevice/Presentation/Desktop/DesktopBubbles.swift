@@ -23,8 +23,6 @@ struct DesktopBubbles: Codable {
 
     init() {}
 
-    var isEmpty: Bool { byServerID.isEmpty }
-
     subscript(serverID: UInt32) -> Bubble? { byServerID[serverID] }
 
     func serverID(of presentation: Presentation.ID) -> UInt32? { byPresentation[presentation] }
