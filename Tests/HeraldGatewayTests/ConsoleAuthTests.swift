@@ -6,6 +6,9 @@ import Testing
 /// Signing in to the console: the admin token gives an HttpOnly, SameSite=Strict session cookie; without it every
 /// page and console API refuses; a signed-in change needs the CSRF token; every answer carries the CSP.
 @Suite struct ConsoleAuthTests {
+    /// Every page of the console.
+    static let pages = ["/", "/devices"]
+
     private func console(_ gateway: TestGateway) async throws -> ConsoleHTTP {
         ConsoleHTTP(port: try await gateway.gateway.consolePort())
     }
@@ -37,14 +40,16 @@ import Testing
     @Test func pagesSendAnonymousPeopleToSignIn() async throws {
         let gateway = try await TestGateway.start()
         let http = try await console(gateway)
-        let page = try await http.send("GET", "/")
-        #expect(page.status == 303 && page.header("location") == "/sign-in")
+        for path in Self.pages {
+            let page = try await http.send("GET", path)
+            #expect(page.status == 303 && page.header("location") == "/sign-in?next=\(path)", "\(path)")
+        }
         let form = try await http.send("GET", "/sign-in")
         #expect(form.status == 200 && form.body.contains(#"<form method="post" action="/sign-in">"#))
         #expect(form.header("content-security-policy")?.hasPrefix("default-src 'none'; script-src 'self'") == true)
         #expect(form.header("x-frame-options") == "DENY" && form.header("x-content-type-options") == "nosniff")
         #expect(try await http.send("GET", "/assets/console.css").status == 200)
-        #expect(try await http.send("GET", "/assets/console.html").status == 404)
+        #expect(try await http.send("GET", "/assets/devices.html").status == 404)
         try await gateway.stop()
     }
 
@@ -53,7 +58,7 @@ import Testing
         let http = try await console(gateway)
         let wrong = try await http.send(
             "POST", "/sign-in", headers: ["Content-Type": "application/x-www-form-urlencoded"], body: "token=not-it")
-        #expect(wrong.status == 303 && wrong.header("location") == "/sign-in?failed" && wrong.header("set-cookie") == nil)
+        #expect(wrong.status == 303 && wrong.header("location") == "/sign-in?failed&next=/" && wrong.header("set-cookie") == nil)
 
         let right = try await http.send(
             "POST", "/sign-in", headers: ["Content-Type": "application/x-www-form-urlencoded"], body: "token=\(gateway.gateway.adminToken)")
@@ -64,7 +69,9 @@ import Testing
 
         let session = try await signIn(http, token: gateway.gateway.adminToken)
         let signedIn = ["Cookie": "herald_session=\(session)"]
-        #expect(try await http.send("GET", "/", headers: signedIn).body.contains("<title>Herald console</title>"))
+        for path in Self.pages {
+            #expect(try await http.send("GET", path, headers: signedIn).body.contains(" · Herald console</title>"), "\(path)")
+        }
         #expect(try await http.send("GET", "/v1/devices", headers: signedIn).status == 200)
         #expect(try await http.send("GET", "/sign-in", headers: signedIn).header("location") == "/")
         try await gateway.stop()
@@ -114,6 +121,15 @@ import Testing
             "POST", "/sign-in", headers: ["Content-Type": "application/x-www-form-urlencoded", "Origin": "http://127.0.0.1:\(http.port)"],
             body: "token=\(gateway.gateway.adminToken)")
         #expect(own.status == 303 && own.header("set-cookie") != nil)
+        // The page asked for before signing in, if it is one of the console's; anything else goes to the start.
+        let back = try await http.send(
+            "POST", "/sign-in", headers: ["Content-Type": "application/x-www-form-urlencoded"],
+            body: "token=\(gateway.gateway.adminToken)&next=%2Fdevices")
+        #expect(back.header("location") == "/devices")
+        let away = try await http.send(
+            "POST", "/sign-in", headers: ["Content-Type": "application/x-www-form-urlencoded"],
+            body: "token=\(gateway.gateway.adminToken)&next=https%3A%2F%2Fevil.example%2F")
+        #expect(away.header("location") == "/")
         #expect(own.header("referrer-policy") == "same-origin")
         try await gateway.stop()
     }

@@ -29,7 +29,11 @@ struct ConsolePages: Sendable {
         }
         router.post("sign-in") { request, _ in try await signIn(request) }
         router.post("sign-out") { request, _ in signOut(request) }
-        router.get("/") { request, _ in auth.caller(of: request) == nil ? Self.redirect(to: "/sign-in") : page("console.html") }
+        for (path, file) in Self.pages {
+            router.get(RouterPath(path)) { request, _ in
+                auth.caller(of: request) == nil ? Self.redirect(to: "/sign-in?next=\(path)") : page(file)
+            }
+        }
         router.get("assets/:name") { _, context in
             guard let name = context.parameters.get("name"), let asset = assets[name], !name.hasSuffix(".html") else {
                 return AdminAPI.error(.notFound, "NotFound", "no such asset")
@@ -40,17 +44,26 @@ struct ConsolePages: Sendable {
         }
     }
 
-    /// `POST /sign-in` with the form field `token`: the admin token gives a session cookie and a redirect to the
-    /// console; a wrong one goes back to the form, which says so. The token is never put in a URL.
+    /// The console's pages by path; each needs a session, and sends a visitor without one to the sign-in page.
+    static let pages = [
+        "/": "devices.html",
+        "/devices": "devices.html",
+    ]
+
+    /// `POST /sign-in` with the form fields `token` and `next`: the admin token gives a session cookie and a redirect
+    /// to the page asked for (`next`, one of ``pages``); a wrong one goes back to the form, which says so. The token
+    /// is never put in a URL.
     private func signIn(_ request: Request) async throws -> Response {
         guard Self.comesFromHere(request) else {
             return AdminAPI.error(.forbidden, "CrossOrigin", "sign in from the console's own page")
         }
         let form = try await request.body.collect(upTo: 4096)
-        let token = Self.formField("token", in: String(buffer: form)) ?? ""
-        guard ConsoleSessions.constantTimeEqual(token, auth.token) else { return Self.redirect(to: "/sign-in?failed") }
+        let fields = String(buffer: form)
+        let token = Self.formField("token", in: fields) ?? ""
+        let next = Self.formField("next", in: fields).flatMap { Self.pages[$0] == nil ? nil : $0 } ?? "/"
+        guard ConsoleSessions.constantTimeEqual(token, auth.token) else { return Self.redirect(to: "/sign-in?failed&next=\(next)") }
         let (id, _) = auth.sessions.create()
-        var response = Self.redirect(to: "/")
+        var response = Self.redirect(to: next)
         response.headers[.setCookie] = cookie(id, maxAge: Int(ConsoleSessions.lifetime))
         return response
     }
