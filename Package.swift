@@ -63,6 +63,8 @@ let package = Package(
                 "HeraldWire",
                 "HeraldTLS",
                 "HeraldStore",
+                // The console's send form is a provider like any other.
+                "HeraldClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),

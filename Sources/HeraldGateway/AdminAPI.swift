@@ -13,12 +13,14 @@ struct AdminAPI: Sendable {
     let auth: ConsoleAuth
     let events: DeliveryEvents
     let validators: ConsoleValidators
+    let sender: ConsoleSender
 
     func register(on router: Router<BasicRequestContext>) {
         let group = router.group("v1").add(middleware: ConsoleAPIGate(auth: auth))
         group.get("session") { request, _ in session(of: request) }
         group.get("events") { _, _ in eventStream() }
         validators.register(on: group)
+        sender.register(on: group)
         group.get("notifications/:id") { _, context in try await notification(context.parameters.get("id") ?? "") }
         group.get("devices") { _, _ in try await devices() }
         group.get("apps") { _, _ in try await apps() }

@@ -111,12 +111,19 @@ public final class Gateway: Sendable {
             )
         }
         let consolePort = eventLoopGroup.any().makePromise(of: Int.self)
+        let sender = ConsoleSender(
+            store: store, dataDirectory: dataDirectory, environment: configuration.environment,
+            provider: .init(
+                host: configuration.host, port: provider.port, usesTLS: tls != nil,
+                trustRootsPath: configuration.tlsCertificatePath ?? authority.caCertificatePath),
+            clock: clock, logger: logger)
         let console = try ConsoleServer.makeApplication(
             configuration: configuration,
             metrics: metrics,
             admin: AdminAPI(
                 store: store, hub: hub, auth: ConsoleAuth(token: adminToken, sessions: ConsoleSessions()), events: events,
-                validators: ConsoleValidators(store: store, directory: directory, hub: hub, environment: configuration.environment, clock: clock)
+                validators: ConsoleValidators(store: store, directory: directory, hub: hub, environment: configuration.environment, clock: clock),
+                sender: sender
             ),
             tls: configuration.consoleUsesTLS ? try http1TLS(configuration: configuration, authority: authority) : nil,
             group: eventLoopGroup,
@@ -139,7 +146,7 @@ public final class Gateway: Sendable {
             configuration: .init(
                 services: [
                     .init(service: StoreMaintenance(store: store, interval: .milliseconds(200), logger: logger)),
-                    .init(service: writer), .init(service: recorder),
+                    .init(service: writer), .init(service: recorder), .init(service: sender),
                     .init(
                         service: NamedListener(
                             service: console, listener: "console", flag: "--console-port", host: configuration.consoleHost,

@@ -24,7 +24,8 @@ import Testing
 
     @Test(arguments: [
         ("GET", "/v1/devices"), ("GET", "/v1/apps"), ("GET", "/v1/session"), ("PUT", "/v1/apps/com.example.app"),
-        ("GET", "/v1/notifications/01a2025f-661a-7c6b-90ce-a0d495582c4d"),
+        ("GET", "/v1/notifications/01a2025f-661a-7c6b-90ce-a0d495582c4d"), ("POST", "/v1/send"), ("POST", "/v1/send/commands"),
+        ("POST", "/v1/check"), ("GET", "/v1/send/options"),
     ])
     func everyConsoleAPIRefusesAnonymousCallers(method: String, path: String) async throws {
         let gateway = try await TestGateway.start()
