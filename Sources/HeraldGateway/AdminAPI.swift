@@ -80,6 +80,11 @@ struct AdminAPI: Sendable {
         if let discardedAt = delivery.discardedAt {
             events.append(event("discarded", discardedAt, reason: delivery.discardReason))
         }
+        if let response = notification.response {
+            var responded = ["event": JSONValue.string("responded"), "at": .string(timestamp(response.at)), "action": .string(response.action)]
+            if let text = response.text { responded["text"] = .string(text) }
+            events.append(.object(responded))
+        }
         var fields: [String: JSONValue] = [
             "apnsID": .string(APNsID.format(notification.apnsID)),
             "uniqueID": .string(APNsID.format(notification.uniqueID)),

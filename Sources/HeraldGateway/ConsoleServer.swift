@@ -1,5 +1,7 @@
 import Hummingbird
+import HummingbirdCore
 import HummingbirdTLS
+import HummingbirdWebSocket
 import Logging
 import NIOCore
 import NIOSSL
@@ -12,6 +14,7 @@ enum ConsoleServer {
         configuration: GatewayConfiguration,
         metrics: GatewayMetrics,
         admin: AdminAPI,
+        relay: DeviceLinkRelay,
         tls: TLSConfiguration?,
         group: any EventLoopGroup,
         logger: Logger,
@@ -30,12 +33,21 @@ enum ConsoleServer {
             )
         }
         admin.register(on: router)
+        // What a request for the relayed device link gets when it is not upgraded.
+        router.get(RouterPath(DeviceLinkRelay.path)) { request, _ in
+            admin.auth.caller(of: request) == nil
+                ? AdminAPI.error(.unauthorized, "Unauthorized", "sign in at /sign-in, then open /device")
+                : AdminAPI.error(.upgradeRequired, "UpgradeRequired", "the browser device's link is a WebSocket from the console's own page")
+        }
         let pages = ConsolePages(auth: admin.auth, secure: tls != nil)
         if pages.assets.isEmpty { logger.warning("\(ConsolePages.missingAssets)") }
         pages.register(on: router)
+        let server = HTTPServerBuilder.http1WebSocketUpgrade(
+            configuration: .init(maxFrameSize: configuration.deviceLinkMessageLimit)
+        ) { request, _, _ in relay.shouldUpgrade(request) }
         return Application(
             router: router,
-            server: try tls.map { try .tls(.http1(), tlsConfiguration: $0) } ?? .http1(),
+            server: try tls.map { try .tls(server, tlsConfiguration: $0) } ?? server,
             configuration: .init(address: .hostname(configuration.consoleHost, port: configuration.consolePort), serverName: "herald"),
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? configuration.consolePort) },
             eventLoopGroupProvider: .shared(group),

@@ -111,6 +111,8 @@ public final class Gateway: Sendable {
             )
         }
         let consolePort = eventLoopGroup.any().makePromise(of: Int.self)
+        let devicePort = eventLoopGroup.any().makePromise(of: Int.self)
+        let consoleAuth = ConsoleAuth(token: adminToken, sessions: ConsoleSessions())
         let sender = ConsoleSender(
             store: store, dataDirectory: dataDirectory, environment: configuration.environment,
             provider: .init(
@@ -121,16 +123,20 @@ public final class Gateway: Sendable {
             configuration: configuration,
             metrics: metrics,
             admin: AdminAPI(
-                store: store, hub: hub, auth: ConsoleAuth(token: adminToken, sessions: ConsoleSessions()), events: events,
+                store: store, hub: hub, auth: consoleAuth, events: events,
                 validators: ConsoleValidators(store: store, directory: directory, hub: hub, environment: configuration.environment, clock: clock),
                 sender: sender
             ),
+            relay: DeviceLinkRelay(
+                devicePort: devicePort.futureResult, host: configuration.host,
+                tls: configuration.plaintext
+                    ? nil : try DeviceLinkRelay.clientTLS(trusting: configuration.tlsCertificatePath ?? authority.caCertificatePath),
+                messageLimit: configuration.deviceLinkMessageLimit, auth: consoleAuth, logger: logger),
             tls: configuration.consoleUsesTLS ? try http1TLS(configuration: configuration, authority: authority) : nil,
             group: eventLoopGroup,
             logger: logger,
             onListening: { consolePort.succeed($0) }
         )
-        let devicePort = eventLoopGroup.any().makePromise(of: Int.self)
         let deviceLinks = DeviceLinkServer(
             services: DeviceLinkServices(
                 configuration: configuration, store: store, hub: hub, recorder: recorder, directory: directory,

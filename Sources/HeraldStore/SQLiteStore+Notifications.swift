@@ -158,6 +158,15 @@ extension SQLiteStore {
         }
     }
 
+    public func recordResponse(_ response: NotificationResponse, uniqueID: UUID, deviceID: String) async throws(StoreError) -> Bool {
+        try await write("record a response") { db in
+            try db.execute(
+                sql: "UPDATE notification SET response_action = ?, response_text = ?, responded_at = ? WHERE unique_id = ? AND device_id = ?",
+                arguments: [response.action, response.text, response.at.timeIntervalSince1970, uniqueID.bytes, deviceID])
+            return db.changesCount > 0
+        }
+    }
+
     public func notification(id: UUID) async throws(StoreError) -> StoredNotification? {
         let bytes = id.bytes
         return try await read("read a notification") { db in
@@ -186,6 +195,10 @@ extension SQLiteStore {
         if let kind = (row["offline_policy"] as String?).flatMap(StoragePolicy.Kind.init(rawValue:)) {
             offlinePolicy = StoragePolicy(kind: kind, cap: row["offline_cap"] ?? 1)
         }
+        var response: NotificationResponse?
+        if let action = row["response_action"] as String?, let at = row["responded_at"] as Double? {
+            response = NotificationResponse(action: action, text: row["response_text"], at: Date(timeIntervalSince1970: at))
+        }
         return StoredNotification(
             id: row["id"],
             apnsID: apnsID,
@@ -207,7 +220,8 @@ extension SQLiteStore {
                 deliveredAt: date("delivered_at"),
                 discardedAt: date("discarded_at"),
                 discardReason: (row["discard_reason"] as String?).map(DiscardReason.init(rawValue:))
-            )
+            ),
+            response: response
         )
     }
 }

@@ -124,6 +124,14 @@ public final class SQLiteStore: Store {
             // device's index serves an app's queries too (they name the device): a fifth fewer log frames.
             try db.execute(sql: "DROP INDEX notification_pending_by_token")
         }
+        migrator.registerMigration("v4: responses") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE notification ADD COLUMN response_action TEXT;
+                    ALTER TABLE notification ADD COLUMN response_text TEXT;
+                    ALTER TABLE notification ADD COLUMN responded_at REAL;
+                    """)
+        }
         return migrator
     }
 

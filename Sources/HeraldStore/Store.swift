@@ -54,6 +54,9 @@ public protocol Store: Sendable {
     func markDelivered(_ ids: [Int64], at date: Date) async throws(StoreError)
     /// Marks pending notifications as discarded.
     func discardNotifications(_ ids: [Int64], reason: DiscardReason, at date: Date) async throws(StoreError)
+    /// Records the person's response to the notification `uniqueID` delivered to `deviceID` (a later one replaces
+    /// it); false when no such notification went to that device.
+    func recordResponse(_ response: NotificationResponse, uniqueID: UUID, deviceID: String) async throws(StoreError) -> Bool
     /// The latest notification with this `apns-id` or `apns-unique-id`.
     func notification(id: UUID) async throws(StoreError) -> StoredNotification?
     func notificationCount() async throws(StoreError) -> Int

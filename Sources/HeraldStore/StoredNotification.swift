@@ -27,6 +27,8 @@ public struct StoredNotification: Sendable, Hashable {
     /// device was online (it is pushed at once) or is virtual.
     public var offlinePolicy: StoragePolicy?
     public var delivery: Delivery
+    /// What the person did with it on the device, when the device reported it (the browser device does).
+    public var response: NotificationResponse?
 
     public init(
         id: Int64? = nil,
@@ -43,7 +45,8 @@ public struct StoredNotification: Sendable, Hashable {
         payload: Data,
         receivedAt: Date,
         offlinePolicy: StoragePolicy? = nil,
-        delivery: Delivery = Delivery()
+        delivery: Delivery = Delivery(),
+        response: NotificationResponse? = nil
     ) {
         self.id = id
         self.apnsID = apnsID
@@ -60,6 +63,7 @@ public struct StoredNotification: Sendable, Hashable {
         self.receivedAt = receivedAt
         self.offlinePolicy = offlinePolicy
         self.delivery = delivery
+        self.response = response
     }
 
     /// True when `apns-expiration` has passed at `now` (0 counts as passed once it was tried).
@@ -72,4 +76,20 @@ public struct StoredNotification: Sendable, Hashable {
 
     /// How long a notification without `apns-expiration` is kept for an offline device (APNs: 30 days).
     public static let defaultStoragePeriod: TimeInterval = 30 * 24 * 3600
+}
+
+/// A person's response to a delivered notification, as the device reported it.
+public struct NotificationResponse: Sendable, Hashable {
+    /// The action's identifier: one of the category's, or UNNotificationDefaultActionIdentifier (opened) or
+    /// UNNotificationDismissActionIdentifier (dismissed).
+    public var action: String
+    /// The typed reply of a text-input action.
+    public var text: String?
+    public var at: Date
+
+    public init(action: String, text: String? = nil, at: Date) {
+        self.action = action
+        self.text = text
+        self.at = at
+    }
 }

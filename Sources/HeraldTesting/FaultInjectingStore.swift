@@ -90,6 +90,9 @@ public final class FaultInjectingStore: Store {
     public func discardNotifications(_ ids: [Int64], reason: DiscardReason, at date: Date) async throws(StoreError) {
         try await base.discardNotifications(ids, reason: reason, at: date)
     }
+    public func recordResponse(_ response: NotificationResponse, uniqueID: UUID, deviceID: String) async throws(StoreError) -> Bool {
+        try await base.recordResponse(response, uniqueID: uniqueID, deviceID: deviceID)
+    }
     public func notification(id: UUID) async throws(StoreError) -> StoredNotification? { try await base.notification(id: id) }
     public func notificationCount() async throws(StoreError) -> Int { try await base.notificationCount() }
     public func maintain() async throws(StoreError) { try await base.maintain() }

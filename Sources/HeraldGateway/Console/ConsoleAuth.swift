@@ -19,8 +19,12 @@ struct ConsoleAuth: Sendable {
 
     /// The caller of `request`, or nil when it presents neither the admin token nor a live session.
     func caller(of request: Request) -> Caller? {
-        if let presented = Self.bearer(request), ConsoleSessions.constantTimeEqual(presented, token) { return .script }
-        if let id = Self.cookie(ConsoleSessions.cookieName, in: request), let session = sessions.session(id) {
+        caller(headers: request.headers)
+    }
+
+    func caller(headers: HTTPFields) -> Caller? {
+        if let presented = Self.bearer(headers), ConsoleSessions.constantTimeEqual(presented, token) { return .script }
+        if let id = Self.cookie(ConsoleSessions.cookieName, in: headers), let session = sessions.session(id) {
             return .person(id: id, session)
         }
         return nil
@@ -36,8 +40,8 @@ struct ConsoleAuth: Sendable {
         ![.get, .head, .options].contains(request.method)
     }
 
-    private static func bearer(_ request: Request) -> String? {
-        request.headers[.authorization].flatMap { value -> String? in
+    private static func bearer(_ headers: HTTPFields) -> String? {
+        headers[.authorization].flatMap { value -> String? in
             let parts = value.split(separator: " ", maxSplits: 1)
             guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
             return String(parts[1]).trimmingCharacters(in: .whitespaces)
@@ -45,8 +49,8 @@ struct ConsoleAuth: Sendable {
     }
 
     /// The value of cookie `name` in the request's `Cookie` headers.
-    static func cookie(_ name: String, in request: Request) -> String? {
-        for header in request.headers[values: .cookie] {
+    static func cookie(_ name: String, in headers: HTTPFields) -> String? {
+        for header in headers[values: .cookie] {
             for pair in header.split(separator: ";") {
                 let parts = pair.split(separator: "=", maxSplits: 1)
                 if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == name {

@@ -48,6 +48,7 @@ struct ConsolePages: Sendable {
     static let pages = [
         "/": "send.html",
         "/devices": "devices.html",
+        "/device": "device.html",
     ]
 
     /// `POST /sign-in` with the form fields `token` and `next`: the admin token gives a session cookie and a redirect
@@ -96,9 +97,13 @@ struct ConsolePages: Sendable {
 
     /// A request whose `Origin` (when the browser sends one) is the console itself.
     static func comesFromHere(_ request: Request) -> Bool {
-        guard let origin = request.headers[.origin] else { return true }
-        guard let host = request.head.authority else { return false }
-        return origin == "http://\(host)" || origin == "https://\(host)"
+        comesFromHere(origin: request.headers[.origin], authority: request.head.authority)
+    }
+
+    static func comesFromHere(origin: String?, authority: String?) -> Bool {
+        guard let origin else { return true }
+        guard let authority else { return false }
+        return origin == "http://\(authority)" || origin == "https://\(authority)"
     }
 
     /// A field of an `application/x-www-form-urlencoded` body.

@@ -75,6 +75,15 @@ final class DeliveryEvents: Sendable {
         ])
     }
 
+    static func responded(uniqueID: UUID, deviceID: String, response: NotificationResponse) -> JSONValue {
+        var fields: [String: JSONValue] = [
+            "event": .string("responded"), "uniqueID": .string(APNsID.format(uniqueID)), "deviceID": .string(deviceID),
+            "action": .string(response.action), "at": .string(AdminAPI.timestamp(response.at)),
+        ]
+        if let text = response.text { fields["text"] = .string(text) }
+        return .object(fields)
+    }
+
     static func discarded(_ notification: StoredNotification, reason: DiscardReason, at date: Date) -> JSONValue {
         .object([
             "event": .string("discarded"), "apnsID": .string(APNsID.format(notification.apnsID)),

@@ -149,6 +149,11 @@ final class DeviceLinkHandler: ChannelDuplexHandler, NIOScheduledCallbackHandler
                 services.metrics.notificationAcknowledged()
                 services.events.publish { [DeliveryEvents.delivered(uniqueID: uniqueID, deviceID: link.deviceID, at: services.clock.now())] }
             }
+        case .recordResponse(let uniqueID, let action, let text):
+            if let link {
+                services.recordResponse(
+                    NotificationResponse(action: action, text: text, at: services.clock.now()), to: uniqueID, deviceID: link.deviceID)
+            }
         case .answer(let request):
             answer(request, context: context)
         case .sendPing:

@@ -99,6 +99,21 @@ final class DeviceLinkServices: Sendable {
     }
 }
 
+extension DeviceLinkServices {
+    /// Records what the person did with a notification this device received, for the delivery log, off the link's
+    /// event loop; a response to a notification that did not go to this device is ignored.
+    func recordResponse(_ response: NotificationResponse, to uniqueID: UUID, deviceID: String) {
+        Task {
+            do throws(StoreError) {
+                guard try await store.recordResponse(response, uniqueID: uniqueID, deviceID: deviceID) else { return }
+                events.publish { [DeliveryEvents.responded(uniqueID: uniqueID, deviceID: deviceID, response: response)] }
+            } catch {
+                logger.error("cannot record a response", metadata: ["error": "\(error.message)"])
+            }
+        }
+    }
+}
+
 extension StoredNotification {
     var linkNotification: LinkNotification {
         LinkNotification(

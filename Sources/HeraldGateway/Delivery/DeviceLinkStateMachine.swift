@@ -27,6 +27,8 @@ package struct DeviceLinkStateMachine {
         case authenticate(DeviceLinkMessage.Hello)
         /// Record an acknowledgement; nothing to wait for.
         case acknowledge(UUID)
+        /// Record the person's response to a notification; nothing to wait for.
+        case recordResponse(uniqueID: UUID, action: String, text: String?)
         /// Answer a register or unregister (with the store), then report ``requestFinished()`` or ``failed(_:)``.
         case answer(DeviceLinkMessage)
         case sendPing
@@ -124,6 +126,8 @@ package struct DeviceLinkStateMachine {
             return close(Closing(.policyViolation, "the first message must be hello"))
         case (.linked, .success(.ack(let uniqueID))):
             return .acknowledge(uniqueID)
+        case (.linked, .success(.response(let uniqueID, let action, let text))):
+            return .recordResponse(uniqueID: uniqueID, action: action, text: text)
         case (.linked, .success(let request)) where request.isRequest:
             isBusy = true
             return .answer(request)

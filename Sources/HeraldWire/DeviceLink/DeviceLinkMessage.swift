@@ -20,6 +20,10 @@ public enum DeviceLinkMessage: Sendable, Hashable {
     case notification(LinkNotification)
     /// device → gateway: this notification arrived and need not be sent again.
     case ack(uniqueID: UUID)
+    /// device → gateway: what the person did with a delivered notification (`action` is an action's identifier,
+    /// or UNNotificationDefaultActionIdentifier / UNNotificationDismissActionIdentifier; `text` a typed reply),
+    /// for the delivery log. Nothing is answered.
+    case response(uniqueID: UUID, action: String, text: String?)
     /// gateway → device: a request (register, unregister) was refused; the link stays open. `topic` names the
     /// app the refused request was for (absent from gateways before it was added: then it may be any).
     case error(reason: String, message: String, topic: String? = nil)
@@ -72,6 +76,10 @@ extension DeviceLinkMessage {
             return object(type: "unregistered", ["topic": .string(topic), "deviceToken": .string(token)])
         case .ack(let uniqueID):
             return object(type: "ack", ["uniqueID": .string(APNsID.format(uniqueID))])
+        case .response(let uniqueID, let action, let text):
+            var fields: [String: JSONValue] = ["uniqueID": .string(APNsID.format(uniqueID)), "action": .string(action)]
+            if let text { fields["text"] = .string(text) }
+            return object(type: "response", fields)
         case .error(let reason, let message, let topic):
             var fields: [String: JSONValue] = ["reason": .string(reason), "message": .string(message)]
             if let topic { fields["topic"] = .string(topic) }
@@ -150,6 +158,7 @@ extension DeviceLinkMessage {
         case "unregister": return .unregister(topic: try string("topic"))
         case "unregistered": return .unregistered(topic: try string("topic"), deviceToken: try string("deviceToken"))
         case "ack": return .ack(uniqueID: try uuid("uniqueID"))
+        case "response": return .response(uniqueID: try uuid("uniqueID"), action: try string("action"), text: fields["text"]?.stringValue)
         case "error": return .error(reason: try string("reason"), message: try string("message"), topic: fields["topic"]?.stringValue)
         case "notification":
             guard let payload = rawPayload, payload.first == UInt8(ascii: "{") else {
@@ -191,6 +200,7 @@ extension DeviceLinkMessage {
         case .unregistered: "unregistered"
         case .notification: "notification"
         case .ack: "ack"
+        case .response: "response"
         case .error: "error"
         }
     }

@@ -1,0 +1,290 @@
+// The browser device: this browser becomes a Herald device. Its identity is a P-256 key pair made by WebCrypto with
+// a non-extractable private key, kept in IndexedDB; it links over the console's own origin (/device/link, which the
+// gateway relays to its device port) and speaks the device link like `herald device`: it signs the challenge,
+// registers apps, acknowledges each notification once it is kept, drops duplicates by apns-id, and reports what the
+// person does with a card as a response.
+import { el } from "/assets/common.js";
+
+const field = (id) => document.getElementById(id);
+const appsKey = "herald.device.apps";
+const categoriesKey = "herald.device.categories";
+const defaultAction = "com.apple.UNNotificationDefaultActionIdentifier";
+const dismissAction = "com.apple.UNNotificationDismissActionIdentifier";
+const exampleCategories = {
+  MESSAGE: [
+    { id: "REPLY", title: "Reply", textInput: { button: "Send", placeholder: "Message" } },
+    { id: "MARK_READ", title: "Mark as Read" },
+  ],
+  INVITE: [
+    { id: "ACCEPT", title: "Accept" },
+    { id: "DECLINE", title: "Decline", destructive: true },
+  ],
+};
+
+// ---- storage: the key pair, the apns-ids seen, the cards on screen ----
+const database = await new Promise((resolve, reject) => {
+  const request = indexedDB.open("herald-device", 1);
+  request.onupgradeneeded = () => {
+    for (const name of ["identity", "seen", "cards"]) request.result.createObjectStore(name);
+  };
+  request.onsuccess = () => resolve(request.result);
+  request.onerror = () => reject(request.error);
+});
+
+function stored(store, mode, work) {
+  return new Promise((resolve, reject) => {
+    const transaction = database.transaction(store, mode);
+    const result = work(transaction.objectStore(store));
+    transaction.oncomplete = () => resolve(result.result);
+    transaction.onerror = () => reject(transaction.error);
+  });
+}
+const read = (store, key) => stored(store, "readonly", (s) => s.get(key));
+const write = (store, key, value) => stored(store, "readwrite", (s) => s.put(value, key));
+const remove = (store, key) => stored(store, "readwrite", (s) => s.delete(key));
+const readAll = (store) => stored(store, "readonly", (s) => s.getAll());
+
+async function identity() {
+  const existing = await read("identity", "key");
+  if (existing) return existing;
+  const pair = await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, false, ["sign", "verify"]);
+  await write("identity", "key", pair);
+  return pair;
+}
+
+const base64url = (bytes) => btoa(String.fromCharCode(...new Uint8Array(bytes))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+
+// ---- apps and categories the person set up ----
+const apps = () => JSON.parse(localStorage.getItem(appsKey) || "{}");
+function saveApp(topic, fields) {
+  const all = apps();
+  all[topic] = { ...(all[topic] || {}), ...fields };
+  localStorage.setItem(appsKey, JSON.stringify(all));
+  showApps();
+}
+function forgetApp(topic) {
+  const all = apps();
+  delete all[topic];
+  localStorage.setItem(appsKey, JSON.stringify(all));
+  showApps();
+}
+function categories() {
+  try { return JSON.parse(field("categories").value || "{}"); } catch { return JSON.parse(localStorage.getItem(categoriesKey) || "{}"); }
+}
+
+function showApps() {
+  const all = Object.entries(apps());
+  const body = document.querySelector("#apps tbody");
+  if (all.length === 0) {
+    body.replaceChildren(el("tr", {}, el("td", { colspan: 3, class: "empty", text: "Add an app to get a device token for it." })));
+    return;
+  }
+  body.replaceChildren(...all.map(([topic, app]) => el("tr", { "data-topic": topic },
+    el("td", { text: topic }),
+    el("td", { class: "mono token", text: app.deviceToken || (app.error ? app.error : "registering…") }),
+    el("td", { class: "row" },
+      app.deviceToken ? el("button", { type: "button", class: "quiet", text: "Copy", onclick: () => navigator.clipboard.writeText(app.deviceToken) }) : undefined,
+      el("button", { type: "button", class: "quiet", text: "Remove", onclick: () => removeApp(topic) })))));
+}
+
+// ---- the link ----
+let socket;
+let retry = 1000;
+
+function setState(text, kind) {
+  field("link-state").textContent = text;
+  field("link-state").className = `badge ${kind || ""}`;
+}
+
+function send(message) {
+  if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
+}
+
+function connect() {
+  setState("Connecting…");
+  socket = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/device/link`);
+  socket.onmessage = (event) => receive(JSON.parse(event.data));
+  socket.onclose = (event) => {
+    const why = event.reason ? `: ${event.reason}` : "";
+    setState(`Offline${why} — reconnecting`, "bad");
+    setTimeout(connect, retry);
+    retry = Math.min(retry * 2, 30000);
+  };
+}
+
+async function receive(message) {
+  switch (message.type) {
+    case "challenge": {
+      const pair = await identity();
+      const signed = new TextEncoder().encode(`herald-device-link-v${message.version}:${message.nonce}`);
+      const signature = await crypto.subtle.sign({ name: "ECDSA", hash: "SHA-256" }, pair.privateKey, signed);
+      const publicKey = await crypto.subtle.exportKey("raw", pair.publicKey);
+      send({ type: "hello", version: message.version, publicKey: base64url(publicKey), signature: base64url(signature) });
+      break;
+    }
+    case "welcome":
+      retry = 1000;
+      setState("Online", "good");
+      field("device-id").textContent = `device ${message.deviceID}`;
+      for (const topic of Object.keys(apps())) send({ type: "register", topic });
+      break;
+    case "registered":
+      saveApp(message.topic, { deviceToken: message.deviceToken, error: undefined });
+      break;
+    case "unregistered":
+      forgetApp(message.topic);
+      break;
+    case "error":
+      if (message.topic) saveApp(message.topic, { error: `${message.reason}: ${message.message}` });
+      break;
+    case "notification":
+      await deliver(message);
+      break;
+  }
+}
+
+// ---- notifications ----
+/// Keeps, shows and acknowledges a notification; one already seen (a resend after a lost acknowledgement) is only
+/// acknowledged again.
+async function deliver(notification) {
+  const seen = await read("seen", notification.apnsID);
+  if (!seen) {
+    await write("seen", notification.apnsID, Date.now());
+    const card = cardOf(notification);
+    if (card) {
+      await write("cards", card.identifier, card);
+      show(card);
+      raise(card);
+    }
+  }
+  send({ type: "ack", uniqueID: notification.uniqueID });
+}
+
+/// What a card shows, from the payload as iOS reads it; nil for a push that shows nothing (background, say).
+function cardOf(notification) {
+  const aps = (notification.payload && notification.payload.aps) || {};
+  let alert = aps.alert;
+  if (typeof alert === "string") alert = { body: alert };
+  if (!alert || (!alert.title && !alert.body && !alert.subtitle && !alert["loc-key"] && !alert["title-loc-key"])) return null;
+  const localized = (key, args) => key ? `${key}${args && args.length ? " (" + args.join(", ") + ")" : ""}` : undefined;
+  const image = notification.payload["attachment-url"];
+  return {
+    identifier: notification.collapseID || notification.apnsID,
+    apnsID: notification.apnsID,
+    uniqueID: notification.uniqueID,
+    app: notification.bundleID,
+    receivedAt: notification.receivedAt,
+    title: alert.title || localized(alert["title-loc-key"], alert["title-loc-args"]),
+    subtitle: alert.subtitle || localized(alert["subtitle-loc-key"], alert["subtitle-loc-args"]),
+    body: alert.body || localized(alert["loc-key"], alert["loc-args"]),
+    category: aps.category,
+    image: typeof image === "string" && (image.startsWith("data:image/") || image.startsWith("/")) ? image : undefined,
+  };
+}
+
+function timeOf(milliseconds) {
+  const seconds = Math.round((Date.now() - milliseconds) / 1000);
+  if (seconds < 60) return "now";
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m ago`;
+  return new Date(milliseconds).toLocaleTimeString(undefined, { hour: "numeric", minute: "2-digit" });
+}
+
+function show(card) {
+  const existing = document.querySelector(`.card[data-identifier="${CSS.escape(card.identifier)}"]`);
+  const actions = (categories()[card.category] || []);
+  const node = el("article", { class: "card", tabindex: 0, "data-identifier": card.identifier, "data-apns-id": card.apnsID, "aria-label": `${card.app}: ${card.title || card.body}` },
+    el("header", {},
+      el("span", { class: "icon", "aria-hidden": "true", text: (card.app.split(".").pop() || "?")[0].toUpperCase() }),
+      el("span", { class: "app", text: card.app }),
+      el("time", { class: "when", datetime: new Date(card.receivedAt).toISOString(), text: timeOf(card.receivedAt) }),
+      el("button", { type: "button", class: "dismiss", "aria-label": "Dismiss", text: "×", onclick: (event) => { event.stopPropagation(); respond(card, dismissAction); } })),
+    card.title ? el("div", { class: "title", text: card.title }) : undefined,
+    card.subtitle ? el("div", { class: "subtitle", text: card.subtitle }) : undefined,
+    card.body ? el("div", { class: "body", text: card.body }) : undefined,
+    card.image ? el("img", { src: card.image, alt: "" }) : undefined);
+  if (actions.length) {
+    const list = el("div", { class: "actions", hidden: true });
+    for (const action of actions) {
+      list.append(el("button", { type: "button", class: action.destructive ? "destructive" : undefined, text: action.title,
+        onclick: (event) => { event.stopPropagation(); action.textInput ? reply(node, card, action) : respond(card, action.id); } }));
+    }
+    node.append(list);
+  }
+  // Opening the card (click, Enter) expands its actions, as a long press does on iOS; a card without actions opens the app.
+  const open = () => {
+    const list = node.querySelector(".actions");
+    if (list && list.hidden) { list.hidden = false; return; }
+    if (!list) respond(card, defaultAction);
+  };
+  node.addEventListener("click", open);
+  node.addEventListener("keydown", (event) => { if (event.key === "Enter" && event.target === node) open(); });
+  if (existing) existing.replaceWith(node); else field("cards").prepend(node);
+  field("no-cards").hidden = true;
+}
+
+function reply(node, card, action) {
+  const input = el("input", { type: "text", placeholder: action.textInput.placeholder || "", "aria-label": action.title });
+  const form = el("form", { class: "reply" }, input, el("button", { type: "submit", text: action.textInput.button || "Send" }));
+  form.addEventListener("click", (event) => event.stopPropagation());
+  form.addEventListener("submit", (event) => { event.preventDefault(); respond(card, action.id, input.value); });
+  node.querySelector(".actions").replaceWith(form);
+  input.focus();
+}
+
+/// Reports the person's response to the gateway (it shows in the delivery log) and takes the card away.
+async function respond(card, action, text) {
+  const message = { type: "response", uniqueID: card.uniqueID, action };
+  if (text !== undefined) message.text = text;
+  send(message);
+  await remove("cards", card.identifier);
+  document.querySelector(`.card[data-identifier="${CSS.escape(card.identifier)}"]`)?.remove();
+  field("no-cards").hidden = document.querySelector(".card") !== null;
+}
+
+// ---- system notifications (with the person's permission) ----
+function showSystemState() {
+  if (!("Notification" in window)) { field("system-state").textContent = "This browser has no system notifications."; return; }
+  field("system-state").textContent = { granted: "System notifications on.", denied: "System notifications are blocked for this page.", default: "" }[Notification.permission];
+  field("allow-system").hidden = Notification.permission !== "default";
+}
+field("allow-system").addEventListener("click", async () => { await Notification.requestPermission(); showSystemState(); });
+
+function raise(card) {
+  if (!("Notification" in window) || Notification.permission !== "granted") return;
+  const system = new Notification(card.title || card.app, { body: [card.subtitle, card.body].filter(Boolean).join("\n"), tag: card.identifier });
+  system.onclick = () => { window.focus(); respond(card, defaultAction); };
+}
+
+// ---- setting up ----
+field("add-app").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const topic = field("topic").value.trim();
+  if (!topic) return;
+  saveApp(topic, {});
+  send({ type: "register", topic });
+  field("topic").value = "";
+});
+
+function removeApp(topic) {
+  if (!confirm(`Remove ${topic} from this device? Its token will answer 410 Unregistered.`)) return;
+  send({ type: "unregister", topic });
+  forgetApp(topic);
+}
+
+field("categories").value = localStorage.getItem(categoriesKey) || JSON.stringify(exampleCategories, null, 2);
+field("categories").addEventListener("input", () => {
+  try {
+    JSON.parse(field("categories").value);
+    localStorage.setItem(categoriesKey, field("categories").value);
+    field("categories-state").textContent = "Saved.";
+    field("categories-state").className = "hint";
+  } catch (error) {
+    field("categories-state").textContent = `Not JSON: ${error.message}`;
+    field("categories-state").className = "error";
+  }
+});
+
+showApps();
+showSystemState();
+for (const card of (await readAll("cards")).sort((a, b) => a.receivedAt - b.receivedAt)) show(card);
+connect();
