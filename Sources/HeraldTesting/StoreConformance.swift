@@ -14,7 +14,7 @@ import Testing
 /// ```
 public enum StoreConformance {
     public enum Behaviour: String, CaseIterable, Sendable, CustomStringConvertible {
-        case keysRoundTrip, devicesRoundTrip, notificationsRoundTrip, registrations, offlinePolicies, deliveryStates
+        case keysRoundTrip, devicesRoundTrip, notificationsRoundTrip, registrations, offlinePolicies, deliveryStates, responses
 
         public var description: String { rawValue }
 
@@ -27,6 +27,7 @@ public enum StoreConformance {
             case .registrations: try await StoreConformance.registrations(store)
             case .offlinePolicies: try await StoreConformance.offlinePolicies(store)
             case .deliveryStates: try await StoreConformance.deliveryStates(store)
+            case .responses: try await StoreConformance.responses(store)
             }
         }
     }
@@ -228,5 +229,25 @@ public enum StoreConformance {
         let discarded = try await store.notification(id: committed[1].uniqueID)
         #expect(discarded?.delivery == Delivery(state: .discarded, discardedAt: now.addingTimeInterval(11), discardReason: .expired))
         #expect(try await store.pendingNotifications(deviceID: owner, after: 0, limit: 10).map(\.id) == [ids[2]])
+    }
+
+    /// A device's response is kept with its own notification (the latest one wins); another device cannot record one.
+    static func responses(_ store: any Store) async throws {
+        let owner = "device-\(UUID().uuidString)"
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+        let app = try await store.register(owner: owner, bundleID: "com.example.a", environment: .development, at: now)
+        let sent = try await store.insertNotifications([notification(to: app, at: 1, offline: nil)])[0]
+        #expect(try await store.notification(id: sent.uniqueID)?.response == nil)
+
+        let forged = NotificationResponse(action: "FORGED", at: now)
+        #expect(try await store.recordResponse(forged, uniqueID: sent.uniqueID, deviceID: "another-device") == false)
+        #expect(try await store.recordResponse(forged, uniqueID: UUID(), deviceID: owner) == false)
+
+        let opened = NotificationResponse(action: "com.apple.UNNotificationDefaultActionIdentifier", at: now.addingTimeInterval(5))
+        #expect(try await store.recordResponse(opened, uniqueID: sent.uniqueID, deviceID: owner))
+        #expect(try await store.notification(id: sent.uniqueID)?.response == opened)
+        let replied = NotificationResponse(action: "REPLY", text: "On my way", at: now.addingTimeInterval(9))
+        #expect(try await store.recordResponse(replied, uniqueID: sent.uniqueID, deviceID: owner))
+        #expect(try await store.notification(id: sent.uniqueID)?.response == replied)
     }
 }

@@ -50,6 +50,20 @@ import Testing
         #expect(try DeviceLinkMessage.decode(older) == .error(reason: "NotRegistered", message: "no registration", topic: nil))
     }
 
+    /// What the person did reads back as sent; a reply carries its text, an opening none.
+    @Test func aResponseReadsBackAsSent() throws {
+        let id = try #require(APNsID.parse("0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"))
+        for response in [
+            DeviceLinkMessage.response(uniqueID: id, action: "REPLY", text: "On my way \u{1F44B}"),
+            .response(uniqueID: id, action: "com.apple.UNNotificationDefaultActionIdentifier", text: nil),
+        ] {
+            #expect(try DeviceLinkMessage.decode(response.encoded()) == response)
+        }
+        #expect(throws: DeviceLinkMessage.DecodingError.self) {
+            try DeviceLinkMessage.decode(#"{"type":"response","uniqueID":"0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"}"#)
+        }
+    }
+
     @Test func thePayloadIsKeptAsSentAndTheLastOneWins() throws {
         let text = Self.head + #""payload":{"x":1},"payload" :  {"b":[1, {"c":"é"}],"a":2} }"#
         guard case .notification(let read) = try DeviceLinkMessage.decode(text) else {
