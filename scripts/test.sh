@@ -3,7 +3,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(libsqlite3-dev zlib1g-dev libsystemd-dev dbus-daemon)
+# chromium, chromium-driver and python3-selenium drive the console's pages in a real browser (Tests/Browser).
+packages=(libsqlite3-dev zlib1g-dev libsystemd-dev dbus-daemon chromium chromium-driver python3-selenium curl)
 missing=()
 for package in "${packages[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
@@ -23,3 +24,6 @@ swift build --build-tests
 # and protocol timers are tested on virtual time: 12 of 12 parallel runs green, 2 of them with one core kept busy.
 # `scripts/test.sh --no-parallel` runs one test at a time. A stalled run fails after 10 minutes instead of holding CI.
 timeout 600 swift test --skip-build "$@"
+# The console and the browser device in headless Chromium against a real `herald serve` (about 20 s); Debian's
+# python3 has Debian's selenium. `scripts/console-screenshots.sh` runs it to refresh docs/images.
+timeout 300 /usr/bin/python3 Tests/Browser/console_test.py "$(swift build --show-bin-path)/herald"

@@ -49,6 +49,8 @@ struct ConsolePages: Sendable {
         "/": "send.html",
         "/devices": "devices.html",
         "/device": "device.html",
+        "/validators": "validators.html",
+        "/dashboard": "metrics.html",
     ]
 
     /// `POST /sign-in` with the form fields `token` and `next`: the admin token gives a session cookie and a redirect

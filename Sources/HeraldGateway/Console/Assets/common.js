@@ -8,7 +8,7 @@ const pages = [
   ["/devices", "Devices & apps"],
   ["/keys", "Keys & tokens"],
   ["/validators", "Validators"],
-  ["/metrics", "Metrics"],
+  ["/dashboard", "Metrics"],
   ["/device", "Browser device"],
 ];
 

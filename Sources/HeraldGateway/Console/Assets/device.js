@@ -218,6 +218,7 @@ function show(card) {
   };
   node.addEventListener("click", open);
   node.addEventListener("keydown", (event) => { if (event.key === "Enter" && event.target === node) open(); });
+  node.dataset.shownAt = String(Date.now());
   if (existing) existing.replaceWith(node); else field("cards").prepend(node);
   field("no-cards").hidden = true;
 }
