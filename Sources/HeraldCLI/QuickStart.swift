@@ -76,6 +76,7 @@ struct QuickStart {
               Demo key:     \(keyPath)  (team \(Self.teamID), key \(keyID), all topics)
               Demo device:  \(deviceToken)  (topic \(Self.topic); a virtual device that stays offline)
               Console:      \(console)/ (sign in with the admin token in \(dataDirectory.adminTokenPath))
+              Browser:      \(console)/device makes this browser a device; \(console)/ sends to it
               Admin API:    curl\(consoleCA) -H "authorization: bearer $(cat \(dataDirectory.adminTokenPath))" \(console)/v1/devices
 
             Make this machine a device (another terminal); it prints its own device token to send to:
