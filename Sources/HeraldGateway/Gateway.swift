@@ -116,7 +116,9 @@ public final class Gateway: Sendable {
             metrics: metrics,
             admin: AdminAPI(
                 store: store, hub: hub, auth: ConsoleAuth(token: adminToken, sessions: ConsoleSessions()), events: events,
-                validators: ConsoleValidators(store: store, directory: directory, hub: hub, environment: configuration.environment, clock: clock)
+                validators: ConsoleValidators(store: store, directory: directory, hub: hub, environment: configuration.environment, clock: clock),
+                keys: ConsoleKeys(store: store, directory: directory, environment: configuration.environment, clock: clock),
+                directory: directory
             ),
             tls: configuration.consoleUsesTLS ? try http1TLS(configuration: configuration, authority: authority) : nil,
             group: eventLoopGroup,

@@ -24,7 +24,9 @@ import Testing
 
     @Test(arguments: [
         ("GET", "/v1/devices"), ("GET", "/v1/apps"), ("GET", "/v1/session"), ("PUT", "/v1/apps/com.example.app"),
-        ("GET", "/v1/notifications/01a2025f-661a-7c6b-90ce-a0d495582c4d"),
+        ("GET", "/v1/notifications/01a2025f-661a-7c6b-90ce-a0d495582c4d"), ("GET", "/v1/keys"), ("POST", "/v1/keys"),
+        ("POST", "/v1/keys/import"), ("POST", "/v1/keys/TEAM123456/KEY1234567/revoke"), ("POST", "/v1/tokens"),
+        ("POST", "/v1/tokens/\(String(repeating: "ab", count: 32))/unregister"),
     ])
     func everyConsoleAPIRefusesAnonymousCallers(method: String, path: String) async throws {
         let gateway = try await TestGateway.start()
