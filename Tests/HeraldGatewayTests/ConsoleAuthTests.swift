@@ -7,7 +7,7 @@ import Testing
 /// page and console API refuses; a signed-in change needs the CSRF token; every answer carries the CSP.
 @Suite struct ConsoleAuthTests {
     /// Every page of the console.
-    static let pages = ["/", "/devices"]
+    static let pages = ["/", "/devices", "/keys"]
 
     private func console(_ gateway: TestGateway) async throws -> ConsoleHTTP {
         ConsoleHTTP(port: try await gateway.gateway.consolePort())

@@ -48,6 +48,7 @@ struct ConsolePages: Sendable {
     static let pages = [
         "/": "devices.html",
         "/devices": "devices.html",
+        "/keys": "keys.html",
     ]
 
     /// `POST /sign-in` with the form fields `token` and `next`: the admin token gives a session cookie and a redirect
