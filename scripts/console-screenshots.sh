@@ -4,4 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift build
-/usr/bin/python3 Tests/Browser/console_test.py "$(swift build --show-bin-path)/herald" docs/images
+herald="$(swift build --show-bin-path)/herald"
+/usr/bin/python3 Tests/Browser/console_test.py "$herald" docs/images
+/usr/bin/python3 Tests/Browser/keys_and_devices_test.py "$herald" docs/images

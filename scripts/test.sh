@@ -26,4 +26,6 @@ swift build --build-tests
 timeout 600 swift test --skip-build "$@"
 # The console and the browser device in headless Chromium against a real `herald serve` (about 20 s); Debian's
 # python3 has Debian's selenium. `scripts/console-screenshots.sh` runs it to refresh docs/images.
-timeout 300 /usr/bin/python3 Tests/Browser/console_test.py "$(swift build --show-bin-path)/herald"
+herald="$(swift build --show-bin-path)/herald"
+timeout 300 /usr/bin/python3 Tests/Browser/console_test.py "$herald"
+timeout 300 /usr/bin/python3 Tests/Browser/keys_and_devices_test.py "$herald"

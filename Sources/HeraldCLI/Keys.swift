@@ -92,13 +92,16 @@ struct Keys: AsyncParsableCommand {
 
         @OptionGroup var options: KeyOptions
 
-        @Option(help: "The private key file (.p8) to import.")
+        @Option(help: "The private key file (.p8) to import, or its public key in PEM.")
         var p8: String
 
         func run() async throws {
-            let key = try loadPrivateKey(p8)
+            let data = try readInput(p8, what: "the key file")
+            guard let (publicKey, _) = ProviderKeyPEM.publicKey(in: String(decoding: data, as: UTF8.self)) else {
+                throw ValidationError("\(p8) is not a P-256 private key in PEM (.p8) form, nor the public key of one")
+            }
             let store = try await options.openStoreForNewKey()
-            try await options.save(publicKey: key.publicKey, in: store)
+            try await options.save(publicKey: publicKey, in: store)
             print("imported key \(options.keyID) for \(options.scope) (\(options.environment))")
         }
     }
@@ -116,11 +119,9 @@ struct Keys: AsyncParsableCommand {
 
         func run() async throws {
             let (directory, store) = try dataDirectory.openExistingStore()
-            guard var key = try await store.key(teamID: teamID, keyID: keyID) else {
+            guard try await store.revokeKey(teamID: teamID, keyID: keyID, at: Date()) != nil else {
                 throw ValidationError("no key \(keyID) for team \(teamID) in \(directory.path); list them with `herald keys list`")
             }
-            key.revokedAt = Date()
-            try await store.saveKey(key)
             print("revoked key \(keyID) of team \(teamID)")
         }
     }

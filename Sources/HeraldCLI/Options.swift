@@ -62,15 +62,13 @@ extension APNsEnvironment: ExpressibleByArgument {}
 
 /// Apple's team and key ids are ten letters or digits.
 func validateAppleID(_ value: String, name: String, example: String) throws {
-    let valid = value.utf8.count == 10 && value.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) && $0.isASCII }
-    if !valid {
-        throw ValidationError("\(name) must be 10 letters or digits, like \(example); got \"\(value)\"")
-    }
+    if let problem = AppleID.problem(value, name: name, example: example) { throw ValidationError(problem) }
 }
 
+/// Bundle ids as the gateway takes them (``TopicSyntax``).
 func validateTopics(_ topics: [String]) throws {
-    for topic in topics where topic.isEmpty || topic.contains(" ") || topic.hasPrefix(".") {
-        throw ValidationError("\"\(topic)\" is not a bundle id; use one like com.example.app")
+    for topic in topics {
+        if let problem = TopicSyntax.bundleIDProblem(topic) { throw ValidationError(problem) }
     }
 }
 

@@ -24,7 +24,7 @@ struct Tokens: AsyncParsableCommand {
         func validate() throws { try validateTopics([topic]) }
 
         func run() async throws {
-            if let pushType = PushType.allKnown.first(where: { !$0.topicSuffix.isEmpty && topic.hasSuffix($0.topicSuffix) }) {
+            if let pushType = PushType.suffixed(topic) {
                 let bundleID = String(topic.dropLast(pushType.topicSuffix.count))
                 FileHandle.standardError.write(
                     Data(
@@ -32,9 +32,7 @@ struct Tokens: AsyncParsableCommand {
                             + "(--topic \(bundleID)) and send \(pushType) pushes with apns-topic \(topic)\n").utf8))
             }
             let (_, store) = try dataDirectory.openStore()
-            let token = DeviceToken.random()
-            try await store.saveDevice(DeviceRecord(token: token, topic: topic, environment: environment, createdAt: Date()))
-            print(token.hex)
+            print(try await store.issueVirtualToken(bundleID: topic, environment: environment, at: Date()).token.hex)
         }
     }
 
@@ -61,10 +59,15 @@ struct Tokens: AsyncParsableCommand {
             }
             let (directory, store) = try dataDirectory.openExistingStore()
             let retirement: DeviceRecord.Retirement = reason == .expired ? .expired : .unregistered
-            guard try await store.retireDevice(token, as: retirement, at: Date()) else {
+            let now = Date()
+            guard let record = try await store.retire(token, as: retirement, at: now) else {
                 throw ValidationError("no device \(token.redacted) in \(directory.path)")
             }
-            print("retired \(token.redacted) (\(reason.rawValue))")
+            if record.retiredAt == now {
+                print("retired \(token.redacted) (\(reason.rawValue))")
+            } else {
+                print("\(token.redacted) was already retired (\(record.retirement?.rawValue ?? "unregistered"))")
+            }
         }
     }
 }

@@ -6,7 +6,8 @@ import NIOCore
 import ServiceLifecycle
 
 /// The admin JSON API on the console port, behind `Authorization: Bearer <DATA_DIR/admin-token>` or a console
-/// session (``ConsoleAuth``): the delivery log of a notification, the devices, the apps and their storage policies.
+/// session (``ConsoleAuth``): the delivery log of a notification, the devices, the apps and their storage policies,
+/// keys and tokens (``ConsoleKeys``).
 struct AdminAPI: Sendable {
     let store: any Store
     let hub: DeviceHub
@@ -14,6 +15,9 @@ struct AdminAPI: Sendable {
     let events: DeliveryEvents
     let validators: ConsoleValidators
     let sender: ConsoleSender
+    let keys: ConsoleKeys
+    /// The provider API's cache of keys, devices and policies, told of changes made here.
+    let directory: Directory
 
     func register(on router: Router<BasicRequestContext>) {
         let group = router.group("v1").add(middleware: ConsoleAPIGate(auth: auth))
@@ -21,6 +25,7 @@ struct AdminAPI: Sendable {
         group.get("events") { _, _ in eventStream() }
         validators.register(on: group)
         sender.register(on: group)
+        keys.register(on: group)
         group.get("notifications/:id") { _, context in try await notification(context.parameters.get("id") ?? "") }
         group.get("devices") { _, _ in try await devices() }
         group.get("apps") { _, _ in try await apps() }
@@ -114,7 +119,10 @@ struct AdminAPI: Sendable {
         var list: [JSONValue] = []
         for device in try await store.linkedDevices() {
             let apps = try await store.devices(owner: device.id).map { record -> JSONValue in
-                .object(["topic": .string(record.topic), "deviceToken": .string(record.token.hex)])
+                .object([
+                    "topic": .string(record.topic), "deviceToken": .string(record.token.hex),
+                    "environment": .string(record.environment.rawValue), "registered": .string(Self.timestamp(record.createdAt)),
+                ])
             }
             list.append(
                 .object([
@@ -153,6 +161,7 @@ struct AdminAPI: Sendable {
         guard cap >= 1 else { return Self.error(.badRequest, "BadPolicy", "cap must be at least 1") }
         let policy = StoragePolicy(kind: kind, cap: cap)
         try await store.setStoragePolicy(policy, bundleID: bundleID)
+        directory.remember(policy, bundleID: bundleID)
         return Self.json(.ok, .object(["bundleID": .string(bundleID), "storagePolicy": Self.policyJSON(policy)]))
     }
 

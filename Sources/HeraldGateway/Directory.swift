@@ -47,6 +47,13 @@ final class Directory: Sendable {
         }
     }
 
+    /// Replaces what the cache holds for a key this process just changed (created, imported, revoked), so the
+    /// provider API acts on the change at once.
+    func remember(_ key: ProviderKey) {
+        let resolved = (try? P256.Signing.PublicKey(pemRepresentation: key.publicKeyPEM)).map { ResolvedKey(record: key, publicKey: $0) }
+        keys.set(resolved, for: KeyName(teamID: key.teamID, keyID: key.keyID))
+    }
+
     /// The device when the cache holds an answer (`.some(nil)`: unknown token); nil when it must be loaded.
     func cachedDevice(_ token: DeviceToken) -> DeviceRecord?? {
         devices.value(for: token)
@@ -66,6 +73,11 @@ final class Directory: Sendable {
     /// The app's storage policy when cached; nil when it must be loaded.
     func cachedPolicy(bundleID: String) -> StoragePolicy? {
         policies.value(for: bundleID)
+    }
+
+    /// Replaces what the cache holds for an app's storage policy this process just set.
+    func remember(_ policy: StoragePolicy, bundleID: String) {
+        policies.set(policy, for: bundleID)
     }
 
     /// Reads the app's storage policy from the store (once for all who ask meanwhile) and remembers it.

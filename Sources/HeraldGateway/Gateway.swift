@@ -125,7 +125,9 @@ public final class Gateway: Sendable {
             admin: AdminAPI(
                 store: store, hub: hub, auth: consoleAuth, events: events,
                 validators: ConsoleValidators(store: store, directory: directory, hub: hub, environment: configuration.environment, clock: clock),
-                sender: sender
+                sender: sender,
+                keys: ConsoleKeys(store: store, directory: directory, environment: configuration.environment, clock: clock),
+                directory: directory
             ),
             relay: DeviceLinkRelay(
                 devicePort: devicePort.futureResult, host: configuration.host,

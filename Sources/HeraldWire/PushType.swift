@@ -48,6 +48,12 @@ public struct PushType: RawRepresentable, Hashable, Sendable, CustomStringConver
         }
     }
 
+    /// The push type whose topic suffix ends `topic` (`com.example.app.voip`: voip), if any. A device token belongs to
+    /// the bundle id without the suffix; the suffix goes only on `apns-topic`.
+    public static func suffixed(_ topic: String) -> PushType? {
+        allKnown.first { !$0.topicSuffix.isEmpty && topic.hasSuffix($0.topicSuffix) && topic.count > $0.topicSuffix.count }
+    }
+
     /// The largest payload APNs accepts for this push type, in bytes.
     public var maximumPayloadSize: Int {
         self == .voip ? 5120 : 4096

@@ -9,4 +9,9 @@ public enum TopicSyntax {
         }
         return allowed && topic.utf8.count <= 255 && !topic.hasPrefix(".") && !topic.hasSuffix(".")
     }
+
+    /// Why `bundleID` is not a bundle id (empty, or not valid as above), as a sentence a person can act on; nil when it is one.
+    public static func bundleIDProblem(_ bundleID: String) -> String? {
+        !bundleID.isEmpty && isValid(bundleID) ? nil : "\"\(bundleID)\" is not a bundle id; use one like com.example.app"
+    }
 }

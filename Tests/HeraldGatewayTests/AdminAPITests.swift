@@ -41,7 +41,7 @@ struct AdminClient {
 }
 
 @Suite struct AdminAPITests {
-    @Test(arguments: ["/v1/devices", "/v1/apps", "/v1/notifications/01a2025f-661a-7c6b-90ce-a0d495582c4d"])
+    @Test(arguments: ["/v1/devices", "/v1/apps", "/v1/keys", "/v1/notifications/01a2025f-661a-7c6b-90ce-a0d495582c4d"])
     func everyAdminRouteNeedsTheToken(path: String) async throws {
         let gateway = try await TestGateway.start()
         var anonymous = AdminClient(gateway: gateway)

@@ -51,6 +51,7 @@ struct ConsolePages: Sendable {
         "/device": "device.html",
         "/validators": "validators.html",
         "/dashboard": "metrics.html",
+        "/keys": "keys.html",
     ]
 
     /// `POST /sign-in` with the form fields `token` and `next`: the admin token gives a session cookie and a redirect
