@@ -6,7 +6,9 @@ public struct HeraldCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "herald",
         abstract: "Apple's push notification service, self-hosted: an APNs-compatible gateway and its tools.",
-        subcommands: [Serve.self, Keys.self, Tokens.self, Certificates.self, Send.self, JWT.self, Device.self, Policy.self, Apps.self],
+        subcommands: [
+            Serve.self, Keys.self, Tokens.self, Certificates.self, Send.self, JWT.self, Device.self, Policy.self, Apps.self, ConsoleCommand.self,
+        ],
         defaultSubcommand: Serve.self
     )
 

@@ -112,7 +112,7 @@ public final class Gateway: Sendable {
         }
         let consolePort = eventLoopGroup.any().makePromise(of: Int.self)
         let devicePort = eventLoopGroup.any().makePromise(of: Int.self)
-        let consoleAuth = ConsoleAuth(token: adminToken, sessions: ConsoleSessions())
+        let consoleAuth = ConsoleAuth(token: adminToken, sessions: ConsoleSessions(), dataDirectory: dataDirectory)
         let sender = ConsoleSender(
             store: store, dataDirectory: dataDirectory, environment: configuration.environment,
             provider: .init(

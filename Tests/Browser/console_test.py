@@ -118,7 +118,7 @@ def main():
         find(By.ID, "token").send_keys("not the token")
         find(By.CSS_SELECTOR, "button[type=submit]").click()
         wait.until(ready.visibility_of_element_located((By.ID, "failed")))
-        check("not the admin token" in find(By.ID, "failed").text, "a wrong token is said on the form")
+        check("neither the admin token" in find(By.ID, "failed").text, "a wrong token is said on the form")
         driver.get(base + "/device")
         find(By.ID, "token").send_keys(admin)
         find(By.CSS_SELECTOR, "button[type=submit]").click()

@@ -128,6 +128,21 @@ import X509
     }
 
     /// A token is issued for the app's bundle id; the push type's suffix belongs on `apns-topic` only.
+    /// `herald console password` keeps only a hash; a short password is refused and nothing is written.
+    @Test func consolePasswordIsHashedAndAShortOneRefused() async throws {
+        let data = Self.temporaryDirectory()
+        let short = try await Self.run(["console", "password", "--data-dir", data], input: "too short\n")
+        #expect(short.status != 0 && short.error.contains("at least 12 characters"), "\(short.error)")
+        #expect(!FileManager.default.fileExists(atPath: ConsolePassword.path(in: DataDirectory(path: data))))
+
+        let set = try await Self.run(["console", "password", "--data-dir", data], input: "correct horse battery\n")
+        #expect(set.status == 0, "\(set.error)")
+        let kept = try String(contentsOfFile: ConsolePassword.path(in: DataDirectory(path: data)), encoding: .utf8)
+        #expect(kept.hasPrefix("scrypt$") && !kept.contains("horse"))
+        let removed = try await Self.run(["console", "password", "--data-dir", data, "--remove"])
+        #expect(removed.output.contains("removed the console password"))
+    }
+
     @Test func tokensIssueNotesATopicWithAPushTypeSuffix() async throws {
         let data = Self.temporaryDirectory()
         let result = try await Self.run(["tokens", "issue", "--data-dir", data, "--topic", "com.example.app.voip"])

@@ -81,6 +81,30 @@ import Testing
         try await gateway.stop()
     }
 
+    /// `herald console password` sets a password that signs in as the token does; a wrong one does not, and
+    /// removing it takes effect at the next sign-in.
+    @Test func theConsolePasswordSignsInUntilRemoved() async throws {
+        let gateway = try await TestGateway.start()
+        let http = try await console(gateway)
+        let form = ["Content-Type": "application/x-www-form-urlencoded"]
+        #expect(try await http.send("POST", "/sign-in", headers: form, body: "token=correct+horse+battery").header("set-cookie") == nil)
+        try ConsolePassword.set("correct horse battery", in: gateway.directory)
+        let mode = try FileManager.default.attributesOfItem(atPath: ConsolePassword.path(in: gateway.directory))[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        #expect(try String(contentsOfFile: ConsolePassword.path(in: gateway.directory), encoding: .utf8).hasPrefix("scrypt$"))
+
+        let signedIn = try await http.send("POST", "/sign-in", headers: form, body: "token=correct+horse+battery")
+        #expect(signedIn.status == 303 && signedIn.header("location") == "/" && signedIn.header("set-cookie") != nil)
+        let wrong = try await http.send("POST", "/sign-in", headers: form, body: "token=correct+horse+staple")
+        #expect(wrong.header("location") == "/sign-in?failed&next=/" && wrong.header("set-cookie") == nil)
+        // The admin token still signs in.
+        #expect(try await http.send("POST", "/sign-in", headers: form, body: "token=\(gateway.gateway.adminToken)").header("set-cookie") != nil)
+
+        #expect(ConsolePassword.remove(in: gateway.directory))
+        #expect(try await http.send("POST", "/sign-in", headers: form, body: "token=correct+horse+battery").header("set-cookie") == nil)
+        try await gateway.stop()
+    }
+
     @Test func aSignedInChangeNeedsTheCSRFToken() async throws {
         let gateway = try await TestGateway.start()
         let http = try await console(gateway)

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import HeraldStore
 import Hummingbird
 
 /// Who may use the console: a script with `Authorization: Bearer <admin token>`, or a person signed in through
@@ -11,10 +12,18 @@ struct ConsoleAuth: Sendable {
 
     let token: String
     let sessions: ConsoleSessions
+    /// Where `herald console password` keeps the password's hash, when one is set.
+    let dataDirectory: DataDirectory?
 
     enum Caller: Sendable {
         case script
         case person(id: String, ConsoleSessions.Session)
+    }
+
+    /// Whether `secret`, typed on the sign-in page, is the admin token or the console password.
+    func admits(_ secret: String) -> Bool {
+        if ConsoleSessions.constantTimeEqual(secret, token) { return true }
+        return dataDirectory.map { ConsolePassword.matches(secret, in: $0) } ?? false
     }
 
     /// The caller of `request`, or nil when it presents neither the admin token nor a live session.

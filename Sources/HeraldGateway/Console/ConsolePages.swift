@@ -65,7 +65,7 @@ struct ConsolePages: Sendable {
         let fields = String(buffer: form)
         let token = Self.formField("token", in: fields) ?? ""
         let next = Self.formField("next", in: fields).flatMap { Self.pages[$0] == nil ? nil : $0 } ?? "/"
-        guard ConsoleSessions.constantTimeEqual(token, auth.token) else { return Self.redirect(to: "/sign-in?failed&next=\(next)") }
+        guard auth.admits(token) else { return Self.redirect(to: "/sign-in?failed&next=\(next)") }
         let (id, _) = auth.sessions.create()
         var response = Self.redirect(to: next)
         response.headers[.setCookie] = cookie(id, maxAge: Int(ConsoleSessions.lifetime))
