@@ -159,6 +159,19 @@ def main():
         elapsed = int(card.get_attribute("data-shown-at")) - clicked_at
         check(elapsed < 1000, f"the card shows on the browser device {elapsed} ms after the click")
         check("Are we still on for 12:30?" in card.text and "Ada" in card.text, "the card shows title and body")
+
+        # The same collapse id again: the card is replaced, not added.
+        driver.switch_to.window(send_tab)
+        payload = find(By.ID, "payload")
+        payload.clear()
+        payload.send_keys('{"aps":{"alert":{"title":"Ada","subtitle":"Lunch","body":"Make it 13:00?"},"category":"MESSAGE"}}')
+        find(By.ID, "submit").click()
+        wait.until(ready.text_to_be_present_in_element((By.ID, "outcome"), "Accepted"))
+        unique_id = find(By.ID, "outcome").text.split("apns-unique-id")[1].split()[0]
+        driver.switch_to.window(device_tab)
+        wait.until(lambda d: "13:00" in d.find_element(By.CSS_SELECTOR, '.card[data-identifier="lunch"]').text)
+        check(len(driver.find_elements(By.CSS_SELECTOR, ".card")) == 1, "a notification with the same collapse id replaces the card")
+        card = find(By.CSS_SELECTOR, '.card[data-identifier="lunch"]')
         card.click()
         wait.until(lambda d: d.find_element(By.CSS_SELECTOR, ".card .actions").is_displayed())
         driver.save_screenshot(os.path.join(shots, "console-browser-device.png"))
