@@ -104,7 +104,9 @@ function connect() {
   setState("Connecting…");
   socket = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/device/link`);
   socket.onmessage = (event) => receive(JSON.parse(event.data));
-  socket.onclose = (event) => {
+  socket.onclose = async (event) => {
+    // A lapsed session refuses the link: sign in again and come back here.
+    if ((await fetch("/v1/session")).status === 401) return location.assign("/sign-in?next=/device");
     const why = event.reason ? `: ${event.reason}` : "";
     setState(`Offline${why} — reconnecting`, "bad");
     setTimeout(connect, retry);
