@@ -82,9 +82,9 @@ function showApps() {
   body.replaceChildren(...all.map(([topic, app]) => el("tr", { "data-topic": topic },
     el("td", { text: topic }),
     el("td", { class: "mono token", text: app.deviceToken || (app.error ? app.error : "registering…") }),
-    el("td", { class: "row" },
+    el("td", {}, el("div", { class: "row" },
       app.deviceToken ? el("button", { type: "button", class: "quiet", text: "Copy", onclick: () => navigator.clipboard.writeText(app.deviceToken) }) : undefined,
-      el("button", { type: "button", class: "quiet", text: "Remove", onclick: () => removeApp(topic) })))));
+      el("button", { type: "button", class: "quiet", text: "Remove", onclick: () => removeApp(topic) }))))));
 }
 
 // ---- the link ----
