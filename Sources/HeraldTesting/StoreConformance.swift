@@ -14,7 +14,7 @@ import Testing
 /// ```
 public enum StoreConformance {
     public enum Behaviour: String, CaseIterable, Sendable, CustomStringConvertible {
-        case keysRoundTrip, devicesRoundTrip, notificationsRoundTrip, registrations, offlinePolicies, deliveryStates
+        case keysRoundTrip, devicesRoundTrip, notificationsRoundTrip, registrations, offlinePolicies, deliveryStates, deliveryLog
 
         public var description: String { rawValue }
 
@@ -27,6 +27,7 @@ public enum StoreConformance {
             case .registrations: try await StoreConformance.registrations(store)
             case .offlinePolicies: try await StoreConformance.offlinePolicies(store)
             case .deliveryStates: try await StoreConformance.deliveryStates(store)
+            case .deliveryLog: try await StoreConformance.deliveryLog(store)
             }
         }
     }
