@@ -167,6 +167,8 @@ let package = Package(
             dependencies: [
                 "HeraldWire",
                 "HeraldTLS",
+                "HeraldStore",
+                "HeraldGateway",
                 "HeraldClient",
                 "UserNotifications",
                 "HeraldDevice",
