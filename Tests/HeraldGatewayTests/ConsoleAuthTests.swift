@@ -7,7 +7,7 @@ import Testing
 /// page and console API refuses; a signed-in change needs the CSRF token; every answer carries the CSP.
 @Suite struct ConsoleAuthTests {
     /// Every page of the console.
-    static let pages = ["/", "/devices"]
+    static let pages = ["/", "/log", "/devices"]
 
     private func console(_ gateway: TestGateway) async throws -> ConsoleHTTP {
         ConsoleHTTP(port: try await gateway.gateway.consolePort())
@@ -24,7 +24,8 @@ import Testing
 
     @Test(arguments: [
         ("GET", "/v1/devices"), ("GET", "/v1/apps"), ("GET", "/v1/session"), ("PUT", "/v1/apps/com.example.app"),
-        ("GET", "/v1/notifications/01a2025f-661a-7c6b-90ce-a0d495582c4d"),
+        ("GET", "/v1/notifications/01a2025f-661a-7c6b-90ce-a0d495582c4d"), ("GET", "/v1/notifications"),
+        ("GET", "/v1/notifications?q=ab&limit=5"),
     ])
     func everyConsoleAPIRefusesAnonymousCallers(method: String, path: String) async throws {
         let gateway = try await TestGateway.start()
