@@ -173,6 +173,8 @@ let package = Package(
             dependencies: [
                 "HeraldWire",
                 "HeraldTLS",
+                "HeraldStore",
+                "HeraldGateway",
                 "HeraldClient",
                 "UserNotifications",
                 "HeraldDevice",

@@ -7,3 +7,4 @@ swift build
 herald="$(swift build --show-bin-path)/herald"
 /usr/bin/python3 Tests/Browser/console_test.py "$herald" docs/images
 /usr/bin/python3 Tests/Browser/keys_and_devices_test.py "$herald" docs/images
+/usr/bin/python3 Tests/Browser/log_test.py "$herald" docs/images

@@ -26,6 +26,7 @@ struct AdminAPI: Sendable {
         validators.register(on: group)
         sender.register(on: group)
         keys.register(on: group)
+        DeliveryLog(store: store).register(on: group)
         group.get("notifications/:id") { _, context in try await notification(context.parameters.get("id") ?? "") }
         group.get("devices") { _, _ in try await devices() }
         group.get("apps") { _, _ in try await apps() }
@@ -45,8 +46,8 @@ struct AdminAPI: Sendable {
         }
     }
 
-    /// `GET /v1/events`: Server-Sent Events, one per delivery state change (`event: accepted`, `delivered`,
-    /// `discarded`; `data:` one JSON object), and a comment every 15 s so proxies keep the stream open.
+    /// `GET /v1/events`: Server-Sent Events, one per delivery state change (`event: accepted`, `stored`, `delivered`,
+    /// `discarded`, `unregistered`; `data:` one JSON object), and a comment every 15 s so proxies keep the stream open.
     private func eventStream() -> Response {
         let stream = events.follow()
         let body = ResponseBody { writer in
@@ -75,43 +76,6 @@ struct AdminAPI: Sendable {
             return Self.error(.notFound, "NotFound", "no notification with this apns-id or apns-unique-id")
         }
         return Self.json(.ok, Self.timeline(of: notification))
-    }
-
-    static func timeline(of notification: StoredNotification) -> JSONValue {
-        let delivery = notification.delivery
-        var events: [JSONValue] = [event("received", notification.receivedAt)]
-        if let storedAt = delivery.storedAt { events.append(event("stored", storedAt)) }
-        if let deliveredAt = delivery.deliveredAt { events.append(event("delivered", deliveredAt)) }
-        if let discardedAt = delivery.discardedAt {
-            events.append(event("discarded", discardedAt, reason: delivery.discardReason))
-        }
-        if let response = notification.response {
-            var responded = ["event": JSONValue.string("responded"), "at": .string(timestamp(response.at)), "action": .string(response.action)]
-            if let text = response.text { responded["text"] = .string(text) }
-            events.append(.object(responded))
-        }
-        var fields: [String: JSONValue] = [
-            "apnsID": .string(APNsID.format(notification.apnsID)),
-            "uniqueID": .string(APNsID.format(notification.uniqueID)),
-            "topic": .string(notification.topic),
-            "bundleID": .string(notification.bundleID),
-            "deviceToken": .string(notification.deviceToken.hex),
-            "pushType": .string(notification.pushType.rawValue),
-            "priority": .integer(Int64(notification.priority.rawValue)),
-            "state": .string(delivery.state.rawValue),
-            "timeline": .array(events),
-        ]
-        if let deviceID = notification.deviceID { fields["deviceID"] = .string(deviceID) }
-        if let collapseID = notification.collapseID { fields["collapseID"] = .string(collapseID) }
-        if let expiration = notification.expiration { fields["expiration"] = .integer(expiration) }
-        if let policy = notification.offlinePolicy { fields["storagePolicy"] = policyJSON(policy) }
-        return .object(fields)
-    }
-
-    private static func event(_ name: String, _ date: Date, reason: DiscardReason? = nil) -> JSONValue {
-        var fields: [String: JSONValue] = ["event": .string(name), "at": .string(timestamp(date))]
-        if let reason { fields["reason"] = .string(reason.rawValue) }
-        return .object(fields)
     }
 
     private func devices() async throws -> Response {

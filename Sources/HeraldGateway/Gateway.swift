@@ -85,7 +85,7 @@ public final class Gateway: Sendable {
             logger: logger,
             onCommitted: { committed in
                 hub.committed(committed)
-                events.publish { committed.map(DeliveryEvents.accepted) }
+                events.publish { DeliveryEvents.committed(committed) }
             }
         )
         let recorder = DeliveryRecorder(store: store, clock: clock, interval: configuration.deliveryRecordInterval, logger: logger)

@@ -132,6 +132,12 @@ public final class SQLiteStore: Store {
                     ALTER TABLE notification ADD COLUMN responded_at REAL;
                     """)
         }
+        migrator.registerMigration("v5: delivery log") { db in
+            // The delivery log's search by device token: a token's notifications in id order, and the distinct
+            // tokens a prefix covers, both index range scans. The key never changes after the insert, so delivery
+            // records leave it alone; each insert adds one entry.
+            try db.execute(sql: "CREATE INDEX notification_by_token ON notification(device_token, id)")
+        }
         return migrator
     }
 

@@ -59,6 +59,12 @@ public protocol Store: Sendable {
     func recordResponse(_ response: NotificationResponse, uniqueID: UUID, deviceID: String) async throws(StoreError) -> Bool
     /// The latest notification with this `apns-id` or `apns-unique-id`.
     func notification(id: UUID) async throws(StoreError) -> StoredNotification?
+    /// A page of the delivery log: the notifications `query` matches whose ids are below `id` (every one when nil),
+    /// newest (highest id) first, at most `limit`. The next page starts before the last one's id.
+    ///
+    /// Each page must cost about the same however many notifications the store holds (the SQLite store walks
+    /// indexes only; a million notifications answer in milliseconds).
+    func notifications(matching query: NotificationQuery, before id: Int64?, limit: Int) async throws(StoreError) -> [StoredNotification]
     func notificationCount() async throws(StoreError) -> Int
 
     /// Housekeeping the gateway runs every few hundred milliseconds, off the path of requests

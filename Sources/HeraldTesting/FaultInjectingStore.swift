@@ -94,6 +94,9 @@ public final class FaultInjectingStore: Store {
         try await base.recordResponse(response, uniqueID: uniqueID, deviceID: deviceID)
     }
     public func notification(id: UUID) async throws(StoreError) -> StoredNotification? { try await base.notification(id: id) }
+    public func notifications(matching query: NotificationQuery, before id: Int64?, limit: Int) async throws(StoreError) -> [StoredNotification] {
+        try await base.notifications(matching: query, before: id, limit: limit)
+    }
     public func notificationCount() async throws(StoreError) -> Int { try await base.notificationCount() }
     public func maintain() async throws(StoreError) { try await base.maintain() }
 }

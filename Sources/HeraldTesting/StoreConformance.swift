@@ -14,7 +14,7 @@ import Testing
 /// ```
 public enum StoreConformance {
     public enum Behaviour: String, CaseIterable, Sendable, CustomStringConvertible {
-        case keysRoundTrip, devicesRoundTrip, notificationsRoundTrip, registrations, offlinePolicies, deliveryStates, responses
+        case keysRoundTrip, devicesRoundTrip, notificationsRoundTrip, registrations, offlinePolicies, deliveryStates, responses, deliveryLog
 
         public var description: String { rawValue }
 
@@ -28,6 +28,7 @@ public enum StoreConformance {
             case .offlinePolicies: try await StoreConformance.offlinePolicies(store)
             case .deliveryStates: try await StoreConformance.deliveryStates(store)
             case .responses: try await StoreConformance.responses(store)
+            case .deliveryLog: try await StoreConformance.deliveryLog(store)
             }
         }
     }

@@ -41,7 +41,10 @@ struct AdminClient {
 }
 
 @Suite struct AdminAPITests {
-    @Test(arguments: ["/v1/devices", "/v1/apps", "/v1/keys", "/v1/notifications/01a2025f-661a-7c6b-90ce-a0d495582c4d"])
+    @Test(arguments: [
+        "/v1/devices", "/v1/apps", "/v1/keys", "/v1/notifications/01a2025f-661a-7c6b-90ce-a0d495582c4d", "/v1/notifications",
+        "/v1/notifications?q=ab",
+    ])
     func everyAdminRouteNeedsTheToken(path: String) async throws {
         let gateway = try await TestGateway.start()
         var anonymous = AdminClient(gateway: gateway)
@@ -91,12 +94,12 @@ struct AdminClient {
                 Issue.record("no timeline")
                 continue
             }
-            #expect(events.compactMap { $0["event"]?.stringValue } == ["received", "delivered"])
+            #expect(events.compactMap { $0["event"]?.stringValue } == ["accepted", "delivered"])
         }
         #expect(try await admin.get("/v1/notifications/\(UUID().uuidString)").status == 404)
         #expect(try await admin.get("/v1/notifications/not-a-uuid").status == 400)
 
-        // Offline, then unregistered: received, stored, discarded because unregistered.
+        // Offline, then unregistered: accepted, stored, discarded because unregistered.
         await device.leave()
         try await waitUntil { try await admin.get("/v1/devices").body["devices"]?.first?["online"] == .bool(false) }
         let stored = try await connection.send(Push(token: token, jwt: gateway.defaultJWT))
@@ -109,7 +112,7 @@ struct AdminClient {
             Issue.record("no timeline")
             return
         }
-        #expect(events.compactMap { $0["event"]?.stringValue } == ["received", "stored", "discarded"])
+        #expect(events.compactMap { $0["event"]?.stringValue } == ["accepted", "stored", "discarded"])
         #expect(events.last?["reason"]?.stringValue == "unregistered")
         await back.leave()
         await connection.close()

@@ -7,7 +7,7 @@ import Testing
 /// page and console API refuses; a signed-in change needs the CSRF token; every answer carries the CSP.
 @Suite struct ConsoleAuthTests {
     /// Every page of the console.
-    static let pages = ["/", "/devices", "/device", "/validators", "/dashboard", "/keys"]
+    static let pages = ["/", "/log", "/devices", "/device", "/validators", "/dashboard", "/keys"]
 
     private func console(_ gateway: TestGateway) async throws -> ConsoleHTTP {
         ConsoleHTTP(port: try await gateway.gateway.consolePort())
@@ -24,9 +24,9 @@ import Testing
 
     @Test(arguments: [
         ("GET", "/v1/devices"), ("GET", "/v1/apps"), ("GET", "/v1/session"), ("PUT", "/v1/apps/com.example.app"),
-        ("GET", "/v1/notifications/01a2025f-661a-7c6b-90ce-a0d495582c4d"), ("POST", "/v1/send"), ("POST", "/v1/send/commands"),
-        ("POST", "/v1/check"), ("GET", "/v1/send/options"),
-        ("GET", "/v1/notifications/01a2025f-661a-7c6b-90ce-a0d495582c4d"), ("GET", "/v1/keys"), ("POST", "/v1/keys"),
+        ("GET", "/v1/notifications/01a2025f-661a-7c6b-90ce-a0d495582c4d"), ("GET", "/v1/notifications"),
+        ("GET", "/v1/notifications?q=ab&limit=5"), ("POST", "/v1/send"), ("POST", "/v1/send/commands"),
+        ("POST", "/v1/check"), ("GET", "/v1/send/options"), ("GET", "/v1/keys"), ("POST", "/v1/keys"),
         ("POST", "/v1/keys/import"), ("POST", "/v1/keys/TEAM123456/KEY1234567/revoke"), ("POST", "/v1/tokens"),
         ("POST", "/v1/tokens/\(String(repeating: "ab", count: 32))/unregister"),
     ])

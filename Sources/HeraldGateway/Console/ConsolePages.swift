@@ -47,6 +47,7 @@ struct ConsolePages: Sendable {
     /// The console's pages by path; each needs a session, and sends a visitor without one to the sign-in page.
     static let pages = [
         "/": "send.html",
+        "/log": "log.html",
         "/devices": "devices.html",
         "/device": "device.html",
         "/validators": "validators.html",

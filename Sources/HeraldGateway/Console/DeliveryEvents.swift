@@ -3,8 +3,8 @@ import HeraldStore
 import HeraldWire
 import Synchronization
 
-/// Delivery state changes as they happen — accepted, delivered (acknowledged by the device), discarded — for
-/// whoever follows `GET /v1/events`. Publishing costs one atomic load while nobody follows.
+/// Delivery state changes as they happen — accepted, stored, delivered (acknowledged by the device), discarded, an
+/// app unregistered — for whoever follows `GET /v1/events`. Publishing costs one atomic load while nobody follows.
 final class DeliveryEvents: Sendable {
     /// Events a slow follower may fall behind by before older ones are dropped for it.
     static let backlog = 10_000
@@ -54,17 +54,26 @@ final class DeliveryEvents: Sendable {
     }
 
     // MARK: The events
+    //
+    // Every event about one notification carries the same fields (`about`), so a page can show a notification it
+    // has not seen without asking for it; its steps (`stored`, `discarded`) are the timeline's own (`AdminAPI`).
+
+    /// What a committed batch means to followers: each notification accepted, then stored (for an offline or virtual
+    /// device) or discarded (apns-expiration 0 for an offline device) when it was.
+    static func committed(_ batch: [StoredNotification]) -> [JSONValue] {
+        var events: [JSONValue] = []
+        for notification in batch {
+            events.append(accepted(notification))
+            if notification.delivery.storedAt != nil, let stored = step("stored", of: notification) { events.append(stored) }
+            if notification.delivery.state == .discarded, let discarded = step("discarded", of: notification) { events.append(discarded) }
+        }
+        return events
+    }
 
     static func accepted(_ notification: StoredNotification) -> JSONValue {
-        var fields: [String: JSONValue] = [
-            "event": .string("accepted"),
-            "apnsID": .string(APNsID.format(notification.apnsID)),
-            "uniqueID": .string(APNsID.format(notification.uniqueID)),
-            "deviceToken": .string(notification.deviceToken.hex),
-            "topic": .string(notification.topic),
-            "at": .string(AdminAPI.timestamp(notification.receivedAt)),
-        ]
-        if let collapseID = notification.collapseID { fields["collapseID"] = .string(collapseID) }
+        var fields = about(notification)
+        fields["event"] = .string("accepted")
+        fields["at"] = .string(AdminAPI.timestamp(notification.receivedAt))
         return .object(fields)
     }
 
@@ -85,10 +94,41 @@ final class DeliveryEvents: Sendable {
     }
 
     static func discarded(_ notification: StoredNotification, reason: DiscardReason, at date: Date) -> JSONValue {
+        var discarded = notification
+        discarded.delivery.state = .discarded
+        discarded.delivery.discardedAt = date
+        discarded.delivery.discardReason = reason
+        return step("discarded", of: discarded) ?? accepted(notification)  // the timeline always has the step
+    }
+
+    /// An app removed from a device: what was pending for the token was discarded (`unregistered`).
+    static func unregistered(token: DeviceToken, topic: String, at date: Date) -> JSONValue {
         .object([
-            "event": .string("discarded"), "apnsID": .string(APNsID.format(notification.apnsID)),
-            "uniqueID": .string(APNsID.format(notification.uniqueID)), "reason": .string(reason.rawValue),
+            "event": .string("unregistered"), "deviceToken": .string(token.hex), "topic": .string(topic),
             "at": .string(AdminAPI.timestamp(date)),
         ])
+    }
+
+    /// Which notification, to whom, and its delivery state.
+    private static func about(_ notification: StoredNotification) -> [String: JSONValue] {
+        var fields: [String: JSONValue] = [
+            "apnsID": .string(APNsID.format(notification.apnsID)),
+            "uniqueID": .string(APNsID.format(notification.uniqueID)),
+            "deviceToken": .string(notification.deviceToken.hex),
+            "topic": .string(notification.topic),
+            "pushType": .string(notification.pushType.rawValue),
+            "state": .string(notification.delivery.state.rawValue),
+        ]
+        if let id = notification.id { fields["logID"] = .integer(id) }
+        if let collapseID = notification.collapseID { fields["collapseID"] = .string(collapseID) }
+        return fields
+    }
+
+    /// The timeline's latest step named `name` (`at`, `reason`, `detail`), with the fields of `about`.
+    private static func step(_ name: String, of notification: StoredNotification) -> JSONValue? {
+        guard case .object(let step)? = AdminAPI.timelineEvents(of: notification).last(where: { $0["event"]?.stringValue == name }) else {
+            return nil
+        }
+        return .object(about(notification).merging(step) { _, step in step })
     }
 }

@@ -66,6 +66,7 @@ final class DeviceLinkServices: Sendable {
             }
             let now = clock.now()
             _ = try await store.retireDevice(device.token, as: .unregistered, at: now)
+            events.publish { [DeliveryEvents.unregistered(token: device.token, topic: topic, at: now)] }
             device.retiredAt = now
             device.retirement = .unregistered
             directory.remember(device)

@@ -1,0 +1,145 @@
+import Foundation
+import HeraldStore
+import HeraldWire
+
+/// A notification's timeline as the delivery log shows it: each step with its time, a `reason` a script can match
+/// and a `detail` a developer reads. The one place these words are made; the live events (``DeliveryEvents``) take
+/// their steps from here too.
+extension AdminAPI {
+    /// The notification's fields, its `state` and its `timeline`; `logID` is its place in the log (the `before` of
+    /// the next page).
+    ///
+    /// ```json
+    /// {"logID":42,"apnsID":"…","uniqueID":"…","deviceToken":"…","topic":"com.example.app","pushType":"alert",
+    ///  "state":"discarded","timeline":[{"event":"accepted","at":"…","detail":"…"},
+    ///  {"event":"stored","at":"…","reason":"offline","detail":"…"},
+    ///  {"event":"discarded","at":"…","reason":"coalesced","replacedBy":"collapse-id","detail":"…"}], …}
+    /// ```
+    static func timeline(of notification: StoredNotification) -> JSONValue {
+        var fields: [String: JSONValue] = [
+            "apnsID": .string(APNsID.format(notification.apnsID)),
+            "uniqueID": .string(APNsID.format(notification.uniqueID)),
+            "topic": .string(notification.topic),
+            "bundleID": .string(notification.bundleID),
+            "deviceToken": .string(notification.deviceToken.hex),
+            "pushType": .string(notification.pushType.rawValue),
+            "priority": .integer(Int64(notification.priority.rawValue)),
+            "state": .string(notification.delivery.state.rawValue),
+            "timeline": .array(timelineEvents(of: notification)),
+        ]
+        if let id = notification.id { fields["logID"] = .integer(id) }
+        if let deviceID = notification.deviceID { fields["deviceID"] = .string(deviceID) }
+        if let collapseID = notification.collapseID { fields["collapseID"] = .string(collapseID) }
+        if let expiration = notification.expiration { fields["expiration"] = .integer(expiration) }
+        if let policy = notification.offlinePolicy { fields["storagePolicy"] = policyJSON(policy) }
+        return .object(fields)
+    }
+
+    /// The steps so far, oldest first: accepted; stored (and why); delivered; discarded (and why); what the person did.
+    static func timelineEvents(of notification: StoredNotification) -> [JSONValue] {
+        let delivery = notification.delivery
+        var events = [step("accepted", notification.receivedAt, detail: "Accepted: answered 200 to the provider and committed to the store.")]
+        if let storedAt = delivery.storedAt {
+            events.append(stored(notification, at: storedAt))
+        }
+        if let deliveredAt = delivery.deliveredAt {
+            events.append(step("delivered", deliveredAt, detail: "Delivered: the device acknowledged it."))
+        }
+        if let discardedAt = delivery.discardedAt {
+            events.append(discarded(notification, at: discardedAt, reason: delivery.discardReason ?? DiscardReason(rawValue: "unknown")))
+        }
+        if let response = notification.response {
+            events.append(responded(response))
+        }
+        return events
+    }
+
+    /// Kept for a device that could not take it: an offline device (under its app's policy), or a virtual one.
+    private static func stored(_ notification: StoredNotification, at date: Date) -> JSONValue {
+        guard notification.deviceID != nil else {
+            return step(
+                "stored", date, reason: "virtual",
+                detail: "Kept for the log: the token belongs to a virtual device (from herald tokens issue), which never connects, "
+                    + "so it is never delivered.")
+        }
+        let policy = notification.offlinePolicy.map { " under \(notification.bundleID)'s storage policy, \(words(for: $0))" } ?? ""
+        return step(
+            "stored", date, reason: "offline",
+            detail: "The device was offline: kept\(policy), until the device connects or the notification expires.")
+    }
+
+    /// Why it will never be delivered, in words.
+    private static func discarded(_ notification: StoredNotification, at date: Date, reason: DiscardReason) -> JSONValue {
+        var extra: [String: JSONValue] = [:]
+        let detail: String
+        switch reason {
+        case .coalesced:
+            // Whichever rule replaced it is not stored; its own policy and collapse id say which could have.
+            switch (notification.offlinePolicy?.kind, notification.collapseID) {
+            case (.all?, let collapseID?):
+                extra["replacedBy"] = .string("collapse-id")
+                detail = "Replaced by a newer notification with the same collapse id (\(collapseID)) while the device was offline."
+            case (.some, _):
+                extra["replacedBy"] = .string("latest-policy")
+                detail =
+                    "Replaced by a newer notification: \(notification.bundleID)'s storage policy is latest, which keeps only the newest "
+                    + "notification for an offline device, as APNs does."
+            case (nil, _):
+                detail =
+                    "Replaced by a newer notification stored for the device while it was offline (the device had not "
+                    + "acknowledged this one)."
+            }
+        case .expired:
+            if notification.expiration == 0 {
+                detail = "Expired: apns-expiration 0 means deliver now or never, and the device was offline."
+            } else if let expiration = notification.expiration {
+                let deadline = timestamp(Date(timeIntervalSince1970: Double(expiration)))
+                detail = "Expired: its apns-expiration (\(deadline)) passed before the device took it."
+            } else {
+                let days = Int(StoredNotification.defaultStoragePeriod / 86_400)
+                detail = "Expired: without apns-expiration it was kept for \(days) days, and the device did not take it."
+            }
+        case .unregistered:
+            detail =
+                "Discarded: its token was retired (the app was unregistered from the device) before the device took it; "
+                + "the provider's later notifications to the token are refused with 410."
+        case .overflow:
+            let cap = notification.offlinePolicy.map { " (\($0.cap))" } ?? ""
+            detail =
+                "Discarded to make room: \(notification.bundleID)'s storage policy keeps an offline device a limited number "
+                + "of notifications\(cap), and newer ones pushed out this, the oldest."
+        default:
+            detail = "Discarded (\(reason.rawValue))."
+        }
+        return step("discarded", date, reason: reason.rawValue, detail: detail, extra: extra)
+    }
+
+    /// A storage policy in words.
+    private static func words(for policy: StoragePolicy) -> String {
+        switch policy.kind {
+        case .latest: "latest (only the newest notification is kept, as APNs does)"
+        case .all: "all (up to \(policy.cap) are kept; past that the oldest is dropped)"
+        }
+    }
+
+    /// What the person did, as the device reported it.
+    private static func responded(_ response: NotificationResponse) -> JSONValue {
+        var extra: [String: JSONValue] = ["action": .string(response.action)]
+        if let text = response.text { extra["text"] = .string(text) }
+        let detail =
+            switch response.action {
+            case "com.apple.UNNotificationDefaultActionIdentifier": "Opened on the device."
+            case "com.apple.UNNotificationDismissActionIdentifier": "Dismissed on the device."
+            default: response.text.map { "Answered with \(response.action) on the device: “\($0)”." } ?? "Chose \(response.action) on the device."
+            }
+        return step("responded", response.at, detail: detail, extra: extra)
+    }
+
+    private static func step(
+        _ name: String, _ date: Date, reason: String? = nil, detail: String, extra: [String: JSONValue] = [:]
+    ) -> JSONValue {
+        var fields: [String: JSONValue] = ["event": .string(name), "at": .string(timestamp(date)), "detail": .string(detail)]
+        if let reason { fields["reason"] = .string(reason) }
+        return .object(fields.merging(extra) { old, _ in old })
+    }
+}
