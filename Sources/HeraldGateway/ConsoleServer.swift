@@ -43,7 +43,7 @@ enum ConsoleServer {
         if pages.assets.isEmpty { logger.warning("\(ConsolePages.missingAssets)") }
         pages.register(on: router)
         let server = HTTPServerBuilder.http1WebSocketUpgrade(
-            configuration: .init(maxFrameSize: configuration.deviceLinkMessageLimit)
+            configuration: .init(ws: .init(maxFrameSize: configuration.deviceLinkMessageLimit))
         ) { request, _, _ in relay.shouldUpgrade(request) }
         return Application(
             router: router,

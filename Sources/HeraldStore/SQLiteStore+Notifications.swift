@@ -73,9 +73,8 @@ extension SQLiteStore {
     }
 
     /// What one app on one device has pending (arguments: the device id, the token), found through the
-    /// device's pending index. (`+device_token`: not through the delivery log's token index, which holds the token's
-    /// whole history, delivered notifications included.)
-    private static let pendingForApp = "device_id = ? AND +device_token = ? AND state = 'pending' AND device_id IS NOT NULL"
+    /// device's pending index.
+    private static let pendingForApp = "device_id = ? AND device_token = ? AND state = 'pending' AND device_id IS NOT NULL"
     /// Discards an app's pending notifications (arguments: the time, the reason, the device id, the token).
     static let discardPendingForApp =
         "UPDATE notification SET state = 'discarded', discarded_at = ?, discard_reason = ? WHERE "

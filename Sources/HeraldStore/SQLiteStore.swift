@@ -8,6 +8,8 @@ import HeraldWire
 /// survives a crash of the process or the machine.
 public final class SQLiteStore: Store {
     let pool: DatabasePool
+    /// The delivery log's index of device tokens, in a file of its own beside the store.
+    let tokenLog: TokenLog
     /// A connection of its own for WAL checkpoints, so they never run inside a commit.
     private let checkpointer: DatabaseQueue
     /// The log's length, in frames (a page each), past which ``maintain()`` makes it start over.
@@ -42,6 +44,7 @@ public final class SQLiteStore: Store {
             var checkpointConfiguration = Configuration()
             checkpointConfiguration.busyMode = .timeout(0.01)
             checkpointer = try DatabaseQueue(path: path, configuration: checkpointConfiguration)
+            tokenLog = try TokenLog(path: path + "-tokens", storePath: path)
         } catch {
             throw StoreError(.unavailable, "cannot open the SQLite store at \(path)", underlying: error)
         }
@@ -132,12 +135,6 @@ public final class SQLiteStore: Store {
                     ALTER TABLE notification ADD COLUMN responded_at REAL;
                     """)
         }
-        migrator.registerMigration("v5: delivery log") { db in
-            // The delivery log's search by device token: a token's notifications in id order, and the distinct
-            // tokens a prefix covers, both index range scans. The key never changes after the insert, so delivery
-            // records leave it alone; each insert adds one entry.
-            try db.execute(sql: "CREATE INDEX notification_by_token ON notification(device_token, id)")
-        }
         return migrator
     }
 
@@ -189,6 +186,11 @@ public final class SQLiteStore: Store {
     /// frames, a second pass runs on the writer's connection, between two commits: it copies the few frames
     /// the first left behind, and the next commit starts the log over from its beginning.
     public func maintain() async throws(StoreError) {
+        do {
+            try await tokenLog.catchUp()
+        } catch {
+            throw StoreError.sqlite(error, cannot: "index the delivery log's device tokens")
+        }
         do {
             let (frames, _) = try await checkpointer.writeWithoutTransaction { db in try db.checkpoint(.passive) }
             if frames >= logFrameLimit {

@@ -1,0 +1,74 @@
+import GRDB
+
+/// The delivery log's index of device tokens: the (token, id) pairs of the store's notifications in token order, in
+/// a database file of its own beside the store (`PATH-tokens`), filled by ``SQLiteStore/maintain()`` every few
+/// hundred milliseconds.
+///
+/// Not an index on the notification table: every commit would then write a page of it per distinct token, which cost
+/// the gateway 15% of its throughput; nor a table in the store's file: filling it would hold the store's one writer,
+/// and commits queued behind it made the provider API's p99 latency twice as long. Here the store is only read, and
+/// this file has its own writer. It holds nothing that cannot be rebuilt from the store: when it is missing, or
+/// reaches past the store (a store restored from an older copy), it is filled again from the start.
+final class TokenLog: Sendable {
+    let pool: DatabasePool
+
+    /// Pairs copied per write; a beat copies at most ``chunksPerBeat`` of them.
+    static let chunk = 10_000
+    static let chunksPerBeat = 20
+
+    /// - Parameters:
+    ///   - path: The token log's file.
+    ///   - storePath: The store's file, attached to each connection as `store` and only read.
+    init(path: String, storePath: String) throws {
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in
+            // Nothing here is lost by a crash that cannot be rebuilt, and a sync would queue behind (and ahead of) the
+            // store's commits on the same disk.
+            try db.execute(sql: "PRAGMA synchronous = OFF")
+            try db.execute(sql: "ATTACH DATABASE ? AS store", arguments: [storePath])
+        }
+        pool = try DatabasePool(path: path, configuration: configuration)
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE token_log (device_token TEXT NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (device_token, id)) WITHOUT ROWID;
+                    CREATE TABLE token_log_state (indexed_up_to INTEGER NOT NULL);
+                    INSERT INTO token_log_state VALUES (0);
+                    """)
+        }
+        try migrator.migrate(pool)
+    }
+
+    /// The highest notification id whose token is in the log.
+    static let indexedUpTo = "SELECT indexed_up_to FROM token_log_state"
+
+    /// Copies the pairs of the notifications committed since the last call from the store, a chunk per transaction, in
+    /// SQLite alone (no row comes up to Swift).
+    func catchUp() async throws {
+        for _ in 0..<Self.chunksPerBeat {
+            // Deferred, not GRDB's usual immediate transaction: that would take the write lock of every attached file,
+            // the store's among them, and hold up its commits.
+            let more = try await pool.writeWithoutTransaction { db -> Bool in
+                var more = false
+                try db.inTransaction(.deferred) {
+                    var indexed = try Int64.fetchOne(db, sql: Self.indexedUpTo) ?? 0
+                    let newest = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM store.notification") ?? 0
+                    if newest < indexed {
+                        try db.execute(sql: "DELETE FROM token_log")
+                        indexed = 0
+                    }
+                    let end = min(newest, indexed + Int64(Self.chunk))
+                    try db.execute(
+                        sql: "INSERT OR IGNORE INTO token_log SELECT device_token, id FROM store.notification WHERE id > ? AND id <= ?",
+                        arguments: [indexed, end])
+                    try db.execute(sql: "UPDATE token_log_state SET indexed_up_to = ?", arguments: [end])
+                    more = end < newest
+                    return .commit
+                }
+                return more
+            }
+            if !more { return }
+        }
+    }
+}
