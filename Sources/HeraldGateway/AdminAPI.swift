@@ -15,6 +15,8 @@ struct AdminAPI: Sendable {
     let events: DeliveryEvents
     let validators: ConsoleValidators
     let sender: ConsoleSender
+    /// Devices that linked through the console's relay: browsers.
+    let browsers: BrowserDevices
     let keys: ConsoleKeys
     /// The provider API's cache of keys, devices and policies, told of changes made here.
     let directory: Directory
@@ -92,6 +94,7 @@ struct AdminAPI: Sendable {
                 .object([
                     "deviceID": .string(device.id),
                     "online": .bool(online.contains(device.id)),
+                    "browser": .bool(browsers.contains(device.id)),
                     "firstSeen": .string(Self.timestamp(device.firstSeenAt)),
                     "lastSeen": .string(Self.timestamp(device.lastSeenAt)),
                     "pending": .integer(Int64(try await store.pendingNotificationCount(deviceID: device.id))),

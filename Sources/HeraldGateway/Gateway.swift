@@ -112,6 +112,7 @@ public final class Gateway: Sendable {
         }
         let consolePort = eventLoopGroup.any().makePromise(of: Int.self)
         let devicePort = eventLoopGroup.any().makePromise(of: Int.self)
+        let browsers = BrowserDevices()
         let consoleAuth = ConsoleAuth(token: adminToken, sessions: ConsoleSessions(), dataDirectory: dataDirectory)
         let sender = ConsoleSender(
             store: store, dataDirectory: dataDirectory, environment: configuration.environment,
@@ -126,6 +127,7 @@ public final class Gateway: Sendable {
                 store: store, hub: hub, auth: consoleAuth, events: events,
                 validators: ConsoleValidators(store: store, directory: directory, hub: hub, environment: configuration.environment, clock: clock),
                 sender: sender,
+                browsers: browsers,
                 keys: ConsoleKeys(store: store, directory: directory, environment: configuration.environment, clock: clock),
                 directory: directory
             ),
@@ -133,7 +135,7 @@ public final class Gateway: Sendable {
                 devicePort: devicePort.futureResult, host: configuration.host,
                 tls: configuration.plaintext
                     ? nil : try DeviceLinkRelay.clientTLS(trusting: configuration.tlsCertificatePath ?? authority.caCertificatePath),
-                messageLimit: configuration.deviceLinkMessageLimit, auth: consoleAuth, logger: logger),
+                messageLimit: configuration.deviceLinkMessageLimit, auth: consoleAuth, browsers: browsers, logger: logger),
             tls: configuration.consoleUsesTLS ? try http1TLS(configuration: configuration, authority: authority) : nil,
             group: eventLoopGroup,
             logger: logger,

@@ -132,6 +132,9 @@ def main():
         wait.until(lambda d: len(d.find_element(By.CSS_SELECTOR, "#apps td.token").text) == 64)
         device_token = find(By.CSS_SELECTOR, "#apps td.token").text
         check(True, f"the browser device got a token for {TOPIC}")
+        devices = json.loads(request("GET", base + "/v1/devices", token=admin)[2])["devices"]
+        check(any(d["browser"] and d["online"] and d["apps"][0]["deviceToken"] == device_token for d in devices if d["apps"]),
+              "the devices list marks the browser device, online, with its token")
         device_tab = driver.current_window_handle
 
         # The send form in a second tab.

@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import NIOSSL
 import NIOWebSocket
+import Synchronization
 
 /// Carries the browser device's link over the console's own origin: `/device/link` on the console port is a
 /// WebSocket that the relay joins, message for message, to a link of its own to the device port. The browser thus
@@ -21,6 +22,7 @@ struct DeviceLinkRelay: Sendable {
     let tls: TLSConfiguration?
     let messageLimit: Int
     let auth: ConsoleAuth
+    let browsers: BrowserDevices
     let logger: Logger
 
     /// The path of the relayed link on the console port.
@@ -58,8 +60,15 @@ struct DeviceLinkRelay: Sendable {
                         }
                         try await gatewayOut.close(.normalClosure, reason: "the browser device left")
                     }
+                    var linked = false
                     for try await message in gatewayIn.messages(maxSize: limit) {
-                        if case .text(let text) = message { try await browserOut.write(.text(text)) }
+                        guard case .text(let text) = message else { continue }
+                        // The gateway's welcome names the device: remember it as a browser.
+                        if !linked, case .welcome(let deviceID)? = try? DeviceLinkMessage.decode(text) {
+                            linked = true
+                            browsers.insert(deviceID)
+                        }
+                        try await browserOut.write(.text(text))
                     }
                     group.cancelAll()
                 }
@@ -79,5 +88,18 @@ struct DeviceLinkRelay: Sendable {
         tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(path))
         tls.certificateVerification = .noHostnameVerification
         return tls
+    }
+}
+
+/// The devices that linked through the relay since the gateway started: browsers, which the console's lists mark.
+final class BrowserDevices: Sendable {
+    private let ids = Mutex<Set<String>>([])
+
+    func insert(_ deviceID: String) {
+        _ = ids.withLock { $0.insert(deviceID) }
+    }
+
+    func contains(_ deviceID: String) -> Bool {
+        ids.withLock { $0.contains(deviceID) }
     }
 }

@@ -99,7 +99,7 @@ async function showDevices() {
   devices.sort((a, b) => Number(b.online) - Number(a.online));
   const picks = devices.flatMap((device) => (device.apps || []).map((app) => el("option", {
     value: JSON.stringify({ token: app.deviceToken, topic: app.topic }),
-    text: `${app.topic} on ${device.deviceID.slice(0, 8)} (${device.online ? "online" : "offline"})`,
+    text: `${app.topic} on ${device.browser ? "the browser device " : ""}${device.deviceID.slice(0, 8)} (${device.online ? "online" : "offline"})`,
   })));
   field("pick").replaceChildren(field("pick").firstElementChild, ...picks);
 }
