@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "HeraldClient", targets: ["HeraldClient"]),
         .library(name: "HeraldCLI", targets: ["HeraldCLI"]),
         .library(name: "UserNotifications", targets: ["UserNotifications"]),
+        .library(name: "UserNotificationsUI", targets: ["UserNotificationsUI"]),
         .library(name: "CoreLocation", targets: ["CoreLocation"]),
     ],
     dependencies: [
@@ -125,6 +126,9 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // Content extensions' side: UNNotificationContentExtension, NSExtensionContext, and the small UIKit-named view
+        // vocabulary they draw with.
+        .target(name: "UserNotificationsUI", dependencies: ["UserNotifications"]),
         // The device daemon (`herald device`): apps registry, gateway link, inbox, extension hosts, presenters.
         .target(
             name: "HeraldDevice",
@@ -233,7 +237,9 @@ let package = Package(
         ),
         .testTarget(
             name: "UserNotificationsTests",
-            dependencies: ["UserNotifications", "CoreLocation", "HeraldTesting", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "UserNotifications", "UserNotificationsUI", "CoreLocation", "HeraldTesting", .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         .testTarget(
             name: "HeraldDeviceTests",
@@ -244,7 +250,7 @@ let package = Package(
         // The same API used as iOS apps use it, compiled in the Swift 5 language mode.
         .testTarget(
             name: "UserNotificationsTestsSwift5",
-            dependencies: ["UserNotifications", "CoreLocation"],
+            dependencies: ["UserNotifications", "UserNotificationsUI", "CoreLocation"],
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
         .testTarget(

@@ -1,5 +1,6 @@
 import Testing
 import UserNotifications
+import UserNotificationsUI
 
 /// Raw values against the reference (`shared/reference/usernotifications.md`).
 @Suite struct RawValueTests {

@@ -3,6 +3,7 @@ import CoreLocation
 import Foundation
 import Testing
 import UserNotifications
+import UserNotificationsUI
 
 /// The seeds' image extension: downloads with `URLSession.shared` (no FoundationNetworking import, as on iOS) into
 /// the caches directory and attaches the file.

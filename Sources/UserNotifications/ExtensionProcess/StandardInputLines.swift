@@ -1,15 +1,17 @@
-import Foundation
+package import Foundation
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// The lines of file descriptor 0, without their newlines, read with read(2) until end of file or an error.
-struct StandardInputLines: Sequence, IteratorProtocol {
+package struct StandardInputLines: Sequence, IteratorProtocol {
     private var buffer = Data()
     private var atEnd = false
 
-    mutating func next() -> Data? {
+    package init() {}
+
+    package mutating func next() -> Data? {
         while true {
             if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = buffer[buffer.startIndex..<newline]

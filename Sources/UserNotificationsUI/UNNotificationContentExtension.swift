@@ -1,4 +1,5 @@
 public import Foundation
+public import UserNotifications
 
 /// A notification content extension: a custom interface for notifications of some categories.
 ///

@@ -1,0 +1,63 @@
+package import UserNotifications
+
+/// The messages between the device daemon and a content extension process (docs/content-extensions.md).
+///
+/// Daemon → extension, on its standard input, one JSON object per line: `{"notification": NotificationRecord}` first
+/// (and again when a notification with the same identifier replaces the shown one), then any of
+/// `{"response": {"actionIdentifier":…, "userText":…}}`, `{"click": N}` (the view's button number N) and
+/// `{"media": "play"|"pause"}`. Extension → daemon: one JSON object per line, appended to the file (a FIFO) named by
+/// `HERALD_CONTENT_EXTENSION_OUTPUT` (standard output when run by hand): after each input the view as it is now,
+/// `{"view": ViewSnapshot, "title":…}`; after a response `{"completion": 0|1|2}` (UNNotificationContentExtensionResponseOption);
+/// what the extension asks through its context, `{"context": "mediaPlayingStarted"|…}`; and its actions, when it sets
+/// them, `{"actions": [ActionRecord]}`. Everything it prints is its log.
+package enum ContentExtensionWire {
+    package static let outputPathVariable = "HERALD_CONTENT_EXTENSION_OUTPUT"
+
+    package struct Response: Codable, Sendable, Equatable {
+        package var actionIdentifier: String
+        package var userText: String?
+
+        package init(actionIdentifier: String, userText: String? = nil) {
+            self.actionIdentifier = actionIdentifier
+            self.userText = userText
+        }
+    }
+
+    /// One line on the extension's standard input.
+    package struct Input: Codable, Sendable, Equatable {
+        package var notification: NotificationRecord?
+        package var response: Response?
+        package var click: Int?
+        package var media: String?
+
+        package init(notification: NotificationRecord? = nil, response: Response? = nil, click: Int? = nil, media: String? = nil) {
+            self.notification = notification
+            self.response = response
+            self.click = click
+            self.media = media
+        }
+    }
+
+    /// One line from the extension.
+    package struct Output: Codable, Sendable, Equatable {
+        package var view: ViewSnapshot?
+        package var title: String?
+        /// The play/pause button the extension wants, with its first view.
+        package var mediaButton: UInt?
+        package var completion: UInt?
+        package var context: String?
+        package var actions: [ActionRecord]?
+
+        package init(
+            view: ViewSnapshot? = nil, title: String? = nil, mediaButton: UInt? = nil, completion: UInt? = nil, context: String? = nil,
+            actions: [ActionRecord]? = nil
+        ) {
+            self.view = view
+            self.title = title
+            self.mediaButton = mediaButton
+            self.completion = completion
+            self.context = context
+            self.actions = actions
+        }
+    }
+}
