@@ -244,7 +244,8 @@ let package = Package(
         .testTarget(
             name: "HeraldDeviceTests",
             dependencies: [
-                "HeraldDevice", "HeraldDBus", "UserNotifications", "HeraldWire", "HeraldTesting", .product(name: "NIOCore", package: "swift-nio"),
+                "HeraldDevice", "HeraldDBus", "UserNotifications", "UserNotificationsUI", "HeraldWire", "HeraldTesting",
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         // The same API used as iOS apps use it, compiled in the Swift 5 language mode.
@@ -303,6 +304,10 @@ package.targets += [
     .executableTarget(
         name: "PodcastServiceExtension", dependencies: ["UserNotifications"], path: "Examples/Podcast/ServiceExtension",
         swiftSettings: [.swiftLanguageMode(.v5)]
+    ),
+    .executableTarget(
+        name: "PodcastContentExtension", dependencies: ["UserNotifications", "UserNotificationsUI"],
+        path: "Examples/Podcast/ContentExtension", swiftSettings: [.swiftLanguageMode(.v5)]
     ),
     .target(
         name: "EndToEndShared", dependencies: ["UserNotifications", .product(name: "Crypto", package: "swift-crypto")],
