@@ -134,6 +134,8 @@ let package = Package(
             name: "HeraldDevice",
             dependencies: [
                 "UserNotifications",
+                // The content extensions' wire and view trees, for hosting them.
+                "UserNotificationsUI",
                 "HeraldWire",
                 "HeraldTLS",
                 "CoreLocation",

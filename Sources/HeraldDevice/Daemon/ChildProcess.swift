@@ -61,15 +61,17 @@ package final class ChildProcess: Sendable {
         standardInput: Int32? = nil,
         standardOutput: Int32? = nil,
         standardError: Int32? = nil,
+        messageOutput: Int32? = nil,
         onTermination: (@Sendable (Termination) -> Void)? = nil
     ) throws -> ChildProcess {
         var actions = posix_spawn_file_actions_t()
         try check(posix_spawn_file_actions_init(&actions))
         defer { posix_spawn_file_actions_destroy(&actions) }
-        for (descriptor, target) in [(standardInput, 0), (standardOutput, 1), (standardError, 2)] {
+        // `messageOutput` becomes descriptor 3: a channel of its own for a child whose standard output is its log.
+        for (descriptor, target) in [(standardInput, 0), (standardOutput, 1), (standardError, 2), (messageOutput, 3)] {
             if let descriptor { try check(posix_spawn_file_actions_adddup2(&actions, descriptor, Int32(target))) }
         }
-        try check(cspawn_addclosefrom(&actions, 3))
+        try check(cspawn_addclosefrom(&actions, messageOutput == nil ? 3 : 4))
         if let directory { try check(cspawn_addchdir(&actions, directory)) }
 
         var attributes = posix_spawnattr_t()

@@ -72,7 +72,10 @@ final class ServiceExtensionProcess: Sendable {
     /// Starts `executable` with exactly `environment`, in `directory`.
     /// - Parameter outputLimit: the most it may print before `settled` opens and `overflowed` is true.
     /// - Throws: when the socket or pipes cannot be made or the executable cannot be started.
-    static func start(executable: URL, environment: [String: String], directory: URL, outputLimit: Int) throws -> ServiceExtensionProcess {
+    /// - Parameter messageOutput: a descriptor the child gets as 3 (a content extension's messages).
+    static func start(
+        executable: URL, environment: [String: String], directory: URL, outputLimit: Int, messageOutput: Int32? = nil
+    ) throws -> ServiceExtensionProcess {
         var sockets: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &sockets) == 0 else {
             throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
@@ -103,6 +106,7 @@ final class ServiceExtensionProcess: Sendable {
                 standardInput: childEnds[0],
                 standardOutput: childEnds[1],
                 standardError: childEnds[2],
+                messageOutput: messageOutput,
                 onTermination: { monitor.terminated($0) }
             )
         } catch {

@@ -6,16 +6,15 @@ import Glibc
 #endif
 
 /// The content extension process: a thread reads the daemon's lines from standard input and hands each to the main
-/// thread, where the ``ContentExtensionSession`` runs the extension; its outputs are appended, a line each, to the
-/// file `HERALD_CONTENT_EXTENSION_OUTPUT` names (a FIFO the daemon reads), or printed when it is not set. The end of
+/// thread, where the ``ContentExtensionSession`` runs the extension; its outputs are written, a line each, to the
+/// descriptor `HERALD_CONTENT_EXTENSION_FD` names (the daemon's pipe), or printed when it is not set. The end of
 /// standard input (the notification's interface closed) ends the process with status 0.
 enum ContentExtensionHost {
     @MainActor private static var session: ContentExtensionSession?
 
     static func run(making make: @escaping @Sendable @MainActor () -> any ContentExtensionSession.Extension) -> Never {
-        let output = ProcessInfo.processInfo.environment[ContentExtensionWire.outputPathVariable].flatMap { $0.isEmpty ? nil : $0 }
-        let writer = output.map { FileHandle(forWritingAtPath: $0) } ?? FileHandle.standardOutput
-        guard let writer else { fail("UserNotificationsUI: cannot open \(output ?? "") to write the content extension's output") }
+        let descriptor = ProcessInfo.processInfo.environment[ContentExtensionWire.outputDescriptorVariable].flatMap { Int32($0) }
+        let writer = descriptor.map { FileHandle(fileDescriptor: $0, closeOnDealloc: false) } ?? FileHandle.standardOutput
         let reader = Thread {
             for line in StandardInputLines() where !line.isEmpty {
                 guard let input = try? JSONDecoder().decode(ContentExtensionWire.Input.self, from: line) else {

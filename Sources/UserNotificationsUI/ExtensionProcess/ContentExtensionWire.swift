@@ -5,13 +5,13 @@ package import UserNotifications
 /// Daemon → extension, on its standard input, one JSON object per line: `{"notification": NotificationRecord}` first
 /// (and again when a notification with the same identifier replaces the shown one), then any of
 /// `{"response": {"actionIdentifier":…, "userText":…}}`, `{"click": N}` (the view's button number N) and
-/// `{"media": "play"|"pause"}`. Extension → daemon: one JSON object per line, appended to the file (a FIFO) named by
-/// `HERALD_CONTENT_EXTENSION_OUTPUT` (standard output when run by hand): after each input the view as it is now,
+/// `{"media": "play"|"pause"}`. Extension → daemon: one JSON object per line, on the descriptor
+/// `HERALD_CONTENT_EXTENSION_FD` names (the daemon passes 3; standard output when run by hand): after each input the view as it is now,
 /// `{"view": ViewSnapshot, "title":…}`; after a response `{"completion": 0|1|2}` (UNNotificationContentExtensionResponseOption);
 /// what the extension asks through its context, `{"context": "mediaPlayingStarted"|…}`; and its actions, when it sets
 /// them, `{"actions": [ActionRecord]}`. Everything it prints is its log.
 package enum ContentExtensionWire {
-    package static let outputPathVariable = "HERALD_CONTENT_EXTENSION_OUTPUT"
+    package static let outputDescriptorVariable = "HERALD_CONTENT_EXTENSION_FD"
 
     package struct Response: Codable, Sendable, Equatable {
         package var actionIdentifier: String
