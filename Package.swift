@@ -183,6 +183,7 @@ let package = Package(
                 "HeraldGateway",
                 "HeraldClient",
                 "UserNotifications",
+                "UserNotificationsUI",
                 "HeraldDevice",
                 "HeraldDBus",
                 "HeraldTesting",

@@ -7,6 +7,6 @@ struct HeraldBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "herald-bench",
         abstract: "Drive a running Herald gateway: end-to-end latency, a fleet of connected devices, a recorded flood; time the delivery log.",
-        subcommands: [Latency.self, Fleet.self, Flood.self, Triggers.self, Presented.self, Desktop.self, LogLookups.self]
+        subcommands: [Latency.self, Fleet.self, Flood.self, Triggers.self, Presented.self, Desktop.self, LogLookups.self, ContentExpansion.self]
     )
 }
