@@ -6,7 +6,7 @@ public import UserNotifications
 @MainActor
 open class NSExtensionContext {
     /// What the extension asked the host to do.
-    package enum Request: Equatable, Sendable {
+    package enum Request: String, Equatable, Sendable {
         case mediaPlayingStarted, mediaPlayingPaused, performNotificationDefaultAction, dismissNotificationContentExtension
         case actionsChanged
     }

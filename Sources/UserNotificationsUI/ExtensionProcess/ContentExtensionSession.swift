@@ -23,7 +23,7 @@ package final class ContentExtensionSession {
         context.onRequest = { [weak context] request in
             switch request {
             case .actionsChanged: send(ContentExtensionWire.Output(actions: (context?.notificationActions ?? []).map(ActionRecord.init)))
-            default: send(ContentExtensionWire.Output(context: "\(request)"))
+            default: send(ContentExtensionWire.Output(context: request.rawValue))
             }
         }
         controller.extensionContext = context
