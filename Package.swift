@@ -158,6 +158,7 @@ let package = Package(
                 "HeraldGateway",
                 "HeraldClient",
                 "UserNotifications",
+                "UserNotificationsUI",
                 "HeraldDevice",
                 "HeraldDBus",
                 "CoreLocation",

@@ -17,10 +17,12 @@ extension DeviceDaemon {
         case .refused(let message):
             throw UNError(.notificationsNotAllowed, message)
         case .control:
-            guard case .respond(let request) = call else {
-                throw UNError(.notificationsNotAllowed, "the herald command may only respond to notifications over the daemon socket")
+            switch call {
+            case .respond(let request): return try await respond(request)
+            case .expand(let bundleID, let identifier): return try await expand(bundleID: bundleID, identifier: identifier)
+            default:
+                throw UNError(.notificationsNotAllowed, "the herald command may only show and respond to notifications over the daemon socket")
             }
-            return try await respond(request)
         case .app(let manifest):
             app = manifest.bundleIdentifier
         }
@@ -65,8 +67,9 @@ extension DeviceDaemon {
             session.attach(delegate: delegate, remoteNotifications: remoteNotifications)
             Task { await deliverQueuedEvents(of: app) }
             return .done
-        case .respond:
-            throw UNError(.notificationsNotAllowed, "apps cannot respond to notifications; the person does (`herald device respond`)")
+        case .respond, .expand:
+            throw UNError(
+                .notificationsNotAllowed, "apps cannot respond to notifications or expand them; the person does (`herald device respond`, `show`)")
         }
     }
 }

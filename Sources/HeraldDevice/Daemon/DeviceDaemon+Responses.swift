@@ -52,6 +52,15 @@ extension DeviceDaemon {
         return .responded(bundleID: bundleID, actionIdentifier: actionIdentifier, delivery: delivery)
     }
 
+    /// A delivered notification with its category's actions and its app's content extension, for `herald device show`.
+    package func expand(bundleID: String?, identifier: String) async throws(UNError) -> DaemonResult {
+        let (app, notification) = try await findDelivered(RespondRequest(bundleID: bundleID, identifier: identifier, action: "open", text: nil))
+        let category = notification.request.content.categoryIdentifier
+        let actions = try await engine.categories(of: app).first { $0.identifier == category }?.actions ?? []
+        let contentExtension = try? apps.app(bundleID: app)?.contentExtension(forCategory: category)?.executable.path
+        return .expanded(ExpandedNotification(bundleID: app, notification: notification, actions: actions, contentExtension: contentExtension))
+    }
+
     private func findDelivered(_ request: RespondRequest) async throws(UNError) -> (String, NotificationRecord) {
         var matches: [(String, NotificationRecord)] = []
         let candidates: [String]

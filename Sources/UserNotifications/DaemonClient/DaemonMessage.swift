@@ -42,6 +42,9 @@ package enum DaemonCall: Codable, Sendable {
     case attach(delegate: Bool, remoteNotifications: Bool)
     /// The person's response to a delivered notification (`herald device respond`; the `herald` binary only).
     case respond(RespondRequest)
+    /// A delivered notification to expand (`herald device show`; the `herald` binary only): it, its category's
+    /// actions and its app's content extension.
+    case expand(bundleID: String?, identifier: String)
 }
 
 /// `herald device respond`: which notification, which action, what text.
@@ -72,6 +75,24 @@ package enum DaemonResult: Codable, Sendable {
     case deviceToken(String)
     /// What became of a response: the app and action it went to, and whether the app was launched for it.
     case responded(bundleID: String, actionIdentifier: String, delivery: String)
+    case expanded(ExpandedNotification)
+}
+
+/// A delivered notification as `herald device show` draws it.
+package struct ExpandedNotification: Codable, Sendable {
+    package var bundleID: String
+    package var notification: NotificationRecord
+    /// The actions of its category, as the app set them.
+    package var actions: [ActionRecord]
+    /// The executable of the app's content extension for its category, if it has one.
+    package var contentExtension: String?
+
+    package init(bundleID: String, notification: NotificationRecord, actions: [ActionRecord], contentExtension: String?) {
+        self.bundleID = bundleID
+        self.notification = notification
+        self.actions = actions
+        self.contentExtension = contentExtension
+    }
 }
 
 /// What the daemon asks an app.

@@ -37,6 +37,31 @@ import Testing
         return response
     }
 
+    /// `herald device show` expands a new episode through the podcast's content extension: its text and cover as text,
+    /// then "later", which the extension answers by redrawing and keeping the view up.
+    @Test func showExpandsTheEpisodeThroughTheContentExtension() async throws {
+        let (gateway, data, daemon) = try await start("Podcast/Podcast.app", app: "com.example.podcast")
+        defer { daemon.terminate() }
+        let token = try #require(daemon.lines.first { $0["event"]?.stringValue == "registered" }?["deviceToken"]?.stringValue)
+        let payload = #"{"aps":{"alert":{"title":"New episode","body":"Episode 12: the one about push"},"category":"new-episode"}}"#
+        let response = try await push(payload, to: token, topic: "com.example.podcast", via: gateway)
+        let shown = await daemon.waitForEvent("notification") { $0["apnsID"]?.stringValue == response.apnsID }
+        let identifier = try #require(shown?["identifier"]?.stringValue)
+
+        let expanded = try await CommandRunTests.run(["device", "show", identifier, "--data-dir", data])
+        #expect(expanded.status == 0, "\(expanded.error)")
+        #expect(expanded.output.contains("com.example.podcast · New episode\n  Episode 12: the one about push"), "\(expanded.output)")
+
+        let later = try await CommandRunTests.run(["device", "show", identifier, "--action", "later", "--data-dir", data])
+        #expect(later.status == 0, "\(later.error)")
+        #expect(later.output.contains("later: the extension keeps the view up:\n  Saved for later. We'll remind you tonight."), "\(later.output)")
+
+        let unknown = try await CommandRunTests.run(["device", "show", "no-such-notification", "--data-dir", data])
+        #expect(
+            unknown.status != 0 && unknown.error.contains("no delivered notification has the identifier no-such-notification"), "\(unknown.error)")
+        try await gateway.stop()
+    }
+
     @Test func thePodcastExtensionNamesTheGuestAndAttachesTheImage() async throws {
         let (gateway, data, daemon) = try await start("Podcast/Podcast.app", app: "com.example.podcast")
         defer { daemon.terminate() }

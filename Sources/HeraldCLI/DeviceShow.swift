@@ -1,0 +1,125 @@
+import ArgumentParser
+import Foundation
+import HeraldDevice
+import UserNotifications
+import UserNotificationsUI
+
+/// `herald device show`: a delivered notification expanded on the terminal, through its app's content extension when
+/// it has one, as iOS shows it when the person long-presses it.
+struct DeviceShow: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show",
+        abstract: "Expand a delivered notification: its content extension's view as text, and its actions.",
+        discussion: """
+            With --action, the action is picked in the expanded view: the content extension gets it first and answers \
+            whether the view stays (it is drawn again), closes, or closes and the app's delegate gets the action (as \
+            `herald device respond` gives it). Without a content extension the action goes to the app at once.
+            """
+    )
+
+    @Argument(help: "The notification's identifier (a remote notification's collapse id or apns-id).")
+    var identifier: String
+
+    @Option(help: "An action identifier of the notification's category to pick in the expanded view.")
+    var action: String?
+
+    @Option(help: "The reply typed into a text-input action.")
+    var text: String?
+
+    @Option(help: "The app's bundle id, when several apps have a notification with this identifier.")
+    var app: String?
+
+    @Option(name: .customLong("data-dir"), help: "The device daemon's data dir (default: $HERALD_DATA_DIR, else $XDG_DATA_HOME/herald).")
+    var dataDirectory: String = AppIdentity.dataDirectory().path
+
+    func run() async throws {
+        let socket = DaemonSocket.path(dataDirectory: URL(fileURLWithPath: dataDirectory))
+        guard DaemonSocket.isListening(at: socket) else {
+            throw ValidationError("no device daemon runs for \(dataDirectory): start `herald device` (it listens on \(socket))")
+        }
+        let client = DaemonClient(path: socket)
+        let expanded: ExpandedNotification
+        do {
+            guard case .expanded(let answer) = try await client.call(.expand(bundleID: app, identifier: identifier)) else {
+                throw ValidationError("the device daemon answered with something unexpected")
+            }
+            expanded = answer
+        } catch let error as ValidationError {
+            throw error
+        } catch {
+            throw ValidationError(error.localizedDescription)
+        }
+        let content = expanded.notification.request.content
+        printNow("\(expanded.bundleID) · \(content.title)" + (content.subtitle.isEmpty ? "" : " — \(content.subtitle)"))
+        guard let executable = expanded.contentExtension else {
+            printNow(content.body)
+            printActions(expanded.actions.map(\.identifier))
+            if let action { try await forward(action, to: client, app: expanded.bundleID) }
+            return
+        }
+        let hosted: HostedContentExtension
+        do {
+            hosted = try await HostedContentExtension.start(
+                executable: URL(fileURLWithPath: executable), notification: expanded.notification,
+                environment: ["HERALD_BUNDLE_ID": expanded.bundleID, "HERALD_DATA_DIR": dataDirectory, "PATH": "/usr/bin:/bin"],
+                directory: FileManager.default.temporaryDirectory)
+        } catch {
+            // The default view, as iOS shows when an extension fails, and why.
+            printNow(content.body)
+            printNow("(the content extension could not draw: \(error.reason))")
+            printActions(expanded.actions.map(\.identifier))
+            if let action { try await forward(action, to: client, app: expanded.bundleID) }
+            return
+        }
+        var actions = expanded.actions.map(\.identifier)
+        for output in hosted.opening { if let set = output.actions { actions = set.map(\.identifier) } }
+        hosted.firstView.map(printView)
+        printActions(actions)
+        guard let action else { return await hosted.close() }
+
+        hosted.send(ContentExtensionWire.Input(response: .init(actionIdentifier: action, userText: text)))
+        var completion: UInt?
+        var redrawn: ViewSnapshot?
+        for await output in hosted.outputs {
+            if let view = output.view, completion != nil { redrawn = view }
+            if let answer = output.completion { completion = answer }
+            if completion != nil, redrawn != nil { break }
+        }
+        await hosted.close()
+        switch completion.flatMap(UNNotificationContentExtensionResponseOption.init(rawValue:)) {
+        case .doNotDismiss?:
+            printNow("\(action): the extension keeps the view up:")
+            redrawn.map(printView)
+        case .dismiss?:
+            printNow("\(action): the extension closed the view")
+        case .dismissAndForwardAction?:
+            printNow("\(action): the extension closed the view and hands the action to the app")
+            try await forward(action, to: client, app: expanded.bundleID)
+        case nil:
+            printNow("\(action): the extension ended without answering")
+        }
+    }
+
+    private func printView(_ view: ViewSnapshot) {
+        for line in view.text { printNow("  " + line) }
+    }
+
+    private func printActions(_ actions: [String]) {
+        if !actions.isEmpty { printNow("actions: " + actions.joined(separator: ", ")) }
+    }
+
+    /// Gives the action to the app's delegate, as `herald device respond` does.
+    private func forward(_ action: String, to client: DaemonClient, app: String) async throws {
+        do {
+            guard
+                case .responded(let bundleID, let actionIdentifier, let delivery) = try await client.call(
+                    .respond(RespondRequest(bundleID: app, identifier: identifier, action: action, text: text)))
+            else { throw ValidationError("the device daemon answered with something unexpected") }
+            printNow("\(bundleID) \(identifier): \(actionIdentifier) — \(delivery)")
+        } catch let error as ValidationError {
+            throw error
+        } catch {
+            throw ValidationError(error.localizedDescription)
+        }
+    }
+}
