@@ -78,12 +78,23 @@ struct DeviceShow: AsyncParsableCommand {
         guard let action else { return await hosted.close() }
 
         hosted.send(ContentExtensionWire.Input(response: .init(actionIdentifier: action, userText: text)))
-        var completion: UInt?
-        var redrawn: ViewSnapshot?
-        for await output in hosted.outputs {
-            if let view = output.view, completion != nil { redrawn = view }
-            if let answer = output.completion { completion = answer }
-            if completion != nil, redrawn != nil { break }
+        // The extension's answer and the view after it; one that does not answer within the budget is closed.
+        let (completion, redrawn) = await withTaskGroup(of: (UInt?, ViewSnapshot?).self) { group in
+            group.addTask {
+                var completion: UInt?
+                for await output in hosted.outputs {
+                    if let view = output.view, completion != nil { return (completion, view) }
+                    if let answer = output.completion { completion = answer }
+                }
+                return (completion, nil)
+            }
+            group.addTask {
+                try? await Task.sleep(for: Self.answerBudget)
+                return (nil, nil)
+            }
+            let first = await group.next() ?? (nil, nil)
+            group.cancelAll()
+            return first
         }
         await hosted.close()
         switch completion.flatMap(UNNotificationContentExtensionResponseOption.init(rawValue:)) {
@@ -96,9 +107,12 @@ struct DeviceShow: AsyncParsableCommand {
             printNow("\(action): the extension closed the view and hands the action to the app")
             try await forward(action, to: client, app: expanded.bundleID)
         case nil:
-            printNow("\(action): the extension ended without answering")
+            printNow("\(action): the extension did not answer within \(Self.answerBudget); it was closed")
         }
     }
+
+    /// How long the extension has to answer an action.
+    static let answerBudget = Duration.seconds(10)
 
     private func printView(_ view: ViewSnapshot) {
         for line in view.text { printNow("  " + line) }
