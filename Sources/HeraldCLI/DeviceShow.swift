@@ -50,8 +50,9 @@ struct DeviceShow: AsyncParsableCommand {
             throw ValidationError(error.localizedDescription)
         }
         let content = expanded.notification.request.content
-        printNow("\(expanded.bundleID) · \(content.title)" + (content.subtitle.isEmpty ? "" : " — \(content.subtitle)"))
+        let headline = content.title + (content.subtitle.isEmpty ? "" : " — \(content.subtitle)")
         guard let executable = expanded.contentExtension else {
+            printNow("\(expanded.bundleID) · \(headline)")
             printNow(content.body)
             printActions(expanded.actions.map(\.identifier))
             if let action { try await forward(action, to: client, app: expanded.bundleID) }
@@ -65,6 +66,7 @@ struct DeviceShow: AsyncParsableCommand {
                 directory: FileManager.default.temporaryDirectory)
         } catch {
             // The default view, as iOS shows when an extension fails, and why.
+            printNow("\(expanded.bundleID) · \(headline)")
             printNow(content.body)
             printNow("(the content extension could not draw: \(error.reason))")
             printActions(expanded.actions.map(\.identifier))
@@ -73,7 +75,12 @@ struct DeviceShow: AsyncParsableCommand {
         }
         var actions = expanded.actions.map(\.identifier)
         for output in hosted.opening { if let set = output.actions { actions = set.map(\.identifier) } }
+        // The Info.plist's keys: the controller's title in place of the app's name; the default title and body
+        // below the extension's view unless hidden.
+        let title = expanded.overridesDefaultTitle ? (hosted.opening.last?.title ?? expanded.bundleID) : expanded.bundleID
+        printNow(title + (expanded.defaultContentHidden ? "" : " · \(headline)"))
         hosted.firstView.map(printView)
+        if !expanded.defaultContentHidden { printNow(content.body) }
         printActions(actions)
         guard let action else { return await hosted.close() }
 

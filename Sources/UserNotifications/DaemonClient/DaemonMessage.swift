@@ -86,12 +86,21 @@ package struct ExpandedNotification: Codable, Sendable {
     package var actions: [ActionRecord]
     /// The executable of the app's content extension for its category, if it has one.
     package var contentExtension: String?
+    /// The extension's `UNNotificationExtensionDefaultContentHidden`: only its view, not the title and body below it.
+    package var defaultContentHidden: Bool
+    /// The extension's `UNNotificationExtensionOverridesDefaultTitle`: its view controller's title replaces the app's name.
+    package var overridesDefaultTitle: Bool
 
-    package init(bundleID: String, notification: NotificationRecord, actions: [ActionRecord], contentExtension: String?) {
+    package init(
+        bundleID: String, notification: NotificationRecord, actions: [ActionRecord], contentExtension: String?,
+        defaultContentHidden: Bool = false, overridesDefaultTitle: Bool = false
+    ) {
         self.bundleID = bundleID
         self.notification = notification
         self.actions = actions
         self.contentExtension = contentExtension
+        self.defaultContentHidden = defaultContentHidden
+        self.overridesDefaultTitle = overridesDefaultTitle
     }
 }
 
