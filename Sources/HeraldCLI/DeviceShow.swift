@@ -52,11 +52,7 @@ struct DeviceShow: AsyncParsableCommand {
         let content = expanded.notification.request.content
         let headline = content.title + (content.subtitle.isEmpty ? "" : " — \(content.subtitle)")
         guard let executable = expanded.contentExtension else {
-            printNow("\(expanded.bundleID) · \(headline)")
-            printNow(content.body)
-            printActions(expanded.actions.map(\.identifier))
-            if let action { try await forward(action, to: client, app: expanded.bundleID) }
-            return
+            return try await showDefault(expanded, headline: headline, client: client)
         }
         let hosted: HostedContentExtension
         do {
@@ -66,12 +62,7 @@ struct DeviceShow: AsyncParsableCommand {
                 directory: FileManager.default.temporaryDirectory)
         } catch {
             // The default view, as iOS shows when an extension fails, and why.
-            printNow("\(expanded.bundleID) · \(headline)")
-            printNow(content.body)
-            printNow("(the content extension could not draw: \(error.reason))")
-            printActions(expanded.actions.map(\.identifier))
-            if let action { try await forward(action, to: client, app: expanded.bundleID) }
-            return
+            return try await showDefault(expanded, headline: headline, client: client, failure: error.reason)
         }
         var actions = expanded.actions.map(\.identifier)
         for output in hosted.opening { if let set = output.actions { actions = set.map(\.identifier) } }
@@ -116,6 +107,15 @@ struct DeviceShow: AsyncParsableCommand {
         case nil:
             printNow("\(action): the extension did not answer within \(Self.answerBudget); it was closed")
         }
+    }
+
+    /// The notification without an extension: its title and body, its actions; an action goes to the app at once.
+    private func showDefault(_ expanded: ExpandedNotification, headline: String, client: DaemonClient, failure: String? = nil) async throws {
+        printNow("\(expanded.bundleID) · \(headline)")
+        printNow(expanded.notification.request.content.body)
+        if let failure { printNow("(the content extension could not draw: \(failure))") }
+        printActions(expanded.actions.map(\.identifier))
+        if let action { try await forward(action, to: client, app: expanded.bundleID) }
     }
 
     /// How long the extension has to answer an action.

@@ -58,14 +58,14 @@ public struct LocalCertificateAuthority: Sendable {
         if gethostname(&buffer, buffer.count) == 0 {
             names.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
-        if ["0.0.0.0", "::", "[::]"].contains(host) {
+        if ListenAddress.isWildcard(host) {
             let devices = (try? System.enumerateDevices()) ?? []
             for address in devices.compactMap(\.address) {
                 guard let ip = address.ipAddress, !ip.lowercased().hasPrefix("fe80:") else { continue }  // link-local needs a scope
                 names.append(ip)
             }
         }
-        return uniqued(names.filter { !$0.isEmpty && !["0.0.0.0", "::", "[::]"].contains($0) })
+        return uniqued(names.filter { !ListenAddress.isWildcard($0) })
     }
 
     /// The DNS names and IP addresses (canonical text) of the server certificate, if it was issued by this CA.

@@ -57,8 +57,12 @@ import Testing
         let gone = try await post(gateway, "/v1/send", form(token: token))
         #expect(gone.body["status"] == .integer(410) && gone.body["reason"]?.stringValue == "Unregistered" && gone.body["timestamp"] != nil)
 
-        let missing = try await post(gateway, "/v1/send", .object(["topic": .string("x")]))
-        #expect(missing.status == 400 && missing.body["reason"]?.stringValue == "BadRequest")
+        for path in ["/v1/send", "/v1/send/commands"] {
+            let missing = try await post(gateway, path, .object(["topic": .string("x")]))
+            #expect(missing.status == 400 && missing.body["reason"]?.stringValue == "BadRequest", "\(path)")
+        }
+        let noPayload = try await post(gateway, "/v1/check", .object(["pushType": .string("alert")]))
+        #expect(noPayload.status == 400 && noPayload.body["reason"]?.stringValue == "BadRequest")
         try await gateway.stop()
     }
 

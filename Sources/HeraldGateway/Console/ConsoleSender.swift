@@ -26,15 +26,6 @@ actor ConsoleSender: Service {
         var usesTLS: Bool
         /// The CA (or certificate) a client must trust.
         var trustRootsPath: String?
-
-        /// The host a client on this machine connects to.
-        var localHost: String {
-            switch host {
-            case "0.0.0.0", "": "127.0.0.1"
-            case "::", "[::]": "::1"
-            default: host
-            }
-        }
     }
 
     private let store: any Store
@@ -75,7 +66,7 @@ actor ConsoleSender: Service {
         do throws(Rejection) {
             (notification, token) = try request.notification()
         } catch {
-            return Self.answer(status: error.reason.status, reason: error.reason.rawValue, message: error.detail, checkedBy: "client")
+            return .object(Self.refusal(status: error.reason.status, reason: error.reason.rawValue, message: error.detail, checkedBy: "client"))
         }
         do {
             let result = try await client().send(notification, to: token)
@@ -83,17 +74,14 @@ actor ConsoleSender: Service {
             if let uniqueID = result.uniqueID { fields["uniqueID"] = .string(APNsID.format(uniqueID)) }
             return .object(fields)
         } catch let error as APNsClientError {
-            var answer = Self.answer(
+            var fields = Self.refusal(
                 status: error.status ?? error.reason?.status ?? 0, reason: error.reason?.rawValue, message: error.message,
                 checkedBy: error.code == .rejected ? "gateway" : "client")
-            if case .object(var fields) = answer {
-                if let apnsID = error.apnsID { fields["apnsID"] = .string(APNsID.format(apnsID)) }
-                if let timestamp = error.timestamp { fields["timestamp"] = .string(AdminAPI.timestamp(timestamp)) }
-                answer = .object(fields)
-            }
-            return answer
+            if let apnsID = error.apnsID { fields["apnsID"] = .string(APNsID.format(apnsID)) }
+            if let timestamp = error.timestamp { fields["timestamp"] = .string(AdminAPI.timestamp(timestamp)) }
+            return .object(fields)
         } catch {
-            return Self.answer(status: 0, reason: nil, message: "\(error)", checkedBy: "client")
+            return .object(Self.refusal(status: 0, reason: nil, message: "\(error)", checkedBy: "client"))
         }
     }
 
@@ -102,7 +90,7 @@ actor ConsoleSender: Service {
     func commands(_ request: SendRequest, visibleHost: String) async throws -> JSONValue {
         let key = try await signingKey()
         let jwt = try ProviderToken.sign(teamID: Self.teamID, keyID: Self.keyID, issuedAt: clock.now(), key: key)
-        let host = ["0.0.0.0", "::", "[::]", ""].contains(provider.host) ? visibleHost : provider.host
+        let host = ListenAddress.isWildcard(provider.host) ? visibleHost : provider.host
         let base = "\(provider.usesTLS ? "https" : "http")://\(host.contains(":") ? "[\(host)]" : host):\(provider.port)"
         let headers = request.headers
         var curl = ["curl -sS -i " + (provider.usesTLS ? "--http2" : "--http2-prior-knowledge")]
@@ -133,7 +121,7 @@ actor ConsoleSender: Service {
         guard !stopped else { throw APNsClientError(.shutdown, "the gateway is shutting down") }
         let key = try await signingKey()
         var configuration = APNsClientConfiguration(
-            endpoint: APNsEndpoint(host: provider.localHost, port: provider.port, usesTLS: provider.usesTLS),
+            endpoint: APNsEndpoint(host: ListenAddress.local(provider.host), port: provider.port, usesTLS: provider.usesTLS),
             authentication: .token(privateKey: key, keyID: Self.keyID, teamID: Self.teamID))
         configuration.trustRootsPath = provider.trustRootsPath
         configuration.maximumConnections = 1
@@ -169,10 +157,10 @@ actor ConsoleSender: Service {
         return key
     }
 
-    private static func answer(status: Int, reason: String?, message: String, checkedBy: String) -> JSONValue {
+    private static func refusal(status: Int, reason: String?, message: String, checkedBy: String) -> [String: JSONValue] {
         var fields: [String: JSONValue] = ["status": .integer(Int64(status)), "message": .string(message), "checkedBy": .string(checkedBy)]
         if let reason { fields["reason"] = .string(reason) }
-        return .object(fields)
+        return fields
     }
 
     /// `text` in single quotes for a POSIX shell.

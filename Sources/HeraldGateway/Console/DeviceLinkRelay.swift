@@ -44,7 +44,7 @@ struct DeviceLinkRelay: Sendable {
         let limit = messageLimit
         do {
             let port = try await devicePort.get()
-            let localHost = ["0.0.0.0", "::", "[::]", ""].contains(host) ? "127.0.0.1" : host
+            let localHost = ListenAddress.local(host)
             let address = localHost.contains(":") ? "[\(localHost)]" : localHost
             var configuration = WebSocketClientConfiguration(maxFrameSize: limit)
             configuration.sniHostname = "localhost"
