@@ -51,12 +51,22 @@ struct Device: AsyncParsableCommand {
         @Option(name: .customLong("extension-budget"), help: "Seconds a service extension may take before serviceExtensionTimeWillExpire().")
         var extensionBudget: Double = 30
 
+        @Option(
+            name: .customLong("ui-port"),
+            help: ArgumentHelp(
+                "Serve the notification center page on this port of 127.0.0.1 (0: any free port); it prints the page's address.",
+                discussion:
+                    "The page lists delivered notifications and expands them through their apps' content extensions. Its address carries this device's secret (DATA_DIR/device/notification-center-secret): keep it to yourself."
+            ))
+        var uiPort: Int?
+
         func validate() throws {
             try validateTopics(topics)
             if !topics.isEmpty, link.gateway == nil {
                 throw ValidationError("--topic registers apps with a gateway: add --gateway https://HOST:5223")
             }
             guard extensionBudget > 0, extensionBudget <= 3600 else { throw ValidationError("--extension-budget takes seconds between 0 and 3600") }
+            if let uiPort, !(0...65535).contains(uiPort) { throw ValidationError("--ui-port takes a port between 0 and 65535 (0: any free port)") }
             _ = try choices()
         }
 
@@ -103,6 +113,7 @@ struct Device: AsyncParsableCommand {
             configuration.topics = topics
             configuration.extensionBudget = .milliseconds(Int64(extensionBudget * 1000))
             configuration.extensionGrace = min(.seconds(5), configuration.extensionBudget)
+            configuration.notificationCenterPort = uiPort
             let printer = DevicePrinter(json: json)
             let daemon: DeviceDaemon
             do {

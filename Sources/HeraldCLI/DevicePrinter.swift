@@ -57,6 +57,12 @@ final class DevicePrinter: Sendable {
             } else {
                 warn("launched \(bundleID) (pid \(pid)) for a \(reason)")
             }
+        case .notificationCenter(let address):
+            if json {
+                emit(["event": .string("notificationCenter"), "url": .string(address.absoluteString)])
+            } else {
+                printNow("notification center: \(address.absoluteString)")
+            }
         case .refused(let reason, let message):
             warn("the gateway refused: \(reason): \(message)")
         case .linkClosed(let reason):

@@ -58,7 +58,7 @@ struct DeviceShow: AsyncParsableCommand {
         do {
             hosted = try await HostedContentExtension.start(
                 executable: URL(fileURLWithPath: executable), notification: expanded.notification,
-                environment: ["HERALD_BUNDLE_ID": expanded.bundleID, "HERALD_DATA_DIR": dataDirectory, "PATH": "/usr/bin:/bin"],
+                environment: HostedContentExtension.environment(bundleID: expanded.bundleID, dataDirectory: URL(fileURLWithPath: dataDirectory)),
                 directory: FileManager.default.temporaryDirectory)
         } catch {
             // The default view, as iOS shows when an extension fails, and why.

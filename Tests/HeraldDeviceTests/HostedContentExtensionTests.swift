@@ -57,7 +57,7 @@ import UserNotificationsUI
         #expect(completions == [UNNotificationContentExtensionResponseOption.doNotDismiss.rawValue])
         #expect(lastView?.text.first == "Saved for later. We'll remind you tonight.")
         await hosted.close()
-        #expect(hosted.hasEnded)
+        #expect(hosted.termination != nil)
     }
 
     @Test func anExtensionThatCannotStartIsAFailure() async {

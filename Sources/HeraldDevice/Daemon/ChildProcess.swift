@@ -15,7 +15,7 @@ import Glibc
 /// Swift's cooperative threads.
 package final class ChildProcess: Sendable {
     /// How the process ended.
-    package enum Termination: Sendable, Equatable {
+    package enum Termination: Sendable, Equatable, CustomStringConvertible {
         case exited(Int32)
         case signaled(Int32)
 
@@ -24,6 +24,22 @@ package final class ChildProcess: Sendable {
             switch self {
             case .exited(let code), .signaled(let code): code
             }
+        }
+
+        /// "exited with status 3", "crashed (signal 11, SIGSEGV)".
+        package var description: String {
+            switch self {
+            case .exited(let status): "exited with status \(status)"
+            case .signaled(let signal): "crashed (signal \(signal)\(Self.signalName(signal)))"
+            }
+        }
+
+        private static func signalName(_ signal: Int32) -> String {
+            let names: [Int32: String] = [
+                SIGABRT: "SIGABRT", SIGSEGV: "SIGSEGV", SIGILL: "SIGILL", SIGTRAP: "SIGTRAP",
+                SIGBUS: "SIGBUS", SIGFPE: "SIGFPE", SIGKILL: "SIGKILL", SIGTERM: "SIGTERM",
+            ]
+            return names[signal].map { ", \($0)" } ?? ""
         }
     }
 

@@ -58,15 +58,13 @@ extension DeviceDaemon {
         let category = notification.request.content.categoryIdentifier
         let actions = try await engine.categories(of: app).first { $0.identifier == category }?.actions ?? []
         let contentExtension = (try? apps.app(bundleID: app))??.contentExtension(forCategory: category)
-        let flag = { (key: String) in
-            if case .bool(true)? = contentExtension?.attributes[key] { return true }
-            return false
-        }
         return .expanded(
             ExpandedNotification(
                 bundleID: app, notification: notification, actions: actions, contentExtension: contentExtension?.executable.path,
-                defaultContentHidden: flag("UNNotificationExtensionDefaultContentHidden"),
-                overridesDefaultTitle: flag("UNNotificationExtensionOverridesDefaultTitle")))
+                defaultContentHidden: contentExtension?.defaultContentHidden ?? false,
+                overridesDefaultTitle: contentExtension?.overridesDefaultTitle ?? false,
+                initialContentSizeRatio: contentExtension?.initialContentSizeRatio,
+                userInteractionEnabled: contentExtension?.userInteractionEnabled ?? false))
     }
 
     private func findDelivered(_ request: RespondRequest) async throws(UNError) -> (String, NotificationRecord) {

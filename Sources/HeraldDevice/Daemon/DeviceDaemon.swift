@@ -17,6 +17,8 @@ package enum DeviceDaemonEvent: Sendable {
     /// What the app's service extension did with a notification.
     case serviceExtension(apnsID: String, bundleID: String, outcome: String)
     case launched(bundleID: String, pid: Int32, reason: String)
+    /// The notification center page is served at this address (`--ui-port`).
+    case notificationCenter(URL)
     case problem(String)
 }
 
@@ -37,6 +39,10 @@ package struct DeviceDaemonConfiguration: Sendable {
     package var willPresentTimeout: Duration = .seconds(10)
     /// How long `registerForRemoteNotifications()` waits for the gateway.
     package var registrationTimeout: Duration = .seconds(15)
+    /// `herald device --ui-port`: the loopback port of the notification center page (0: any free one); nil: no page.
+    package var notificationCenterPort: Int?
+    /// Where the page is, once served.
+    package var notificationCenterAddress = NotificationCenterAddress()
 
     package init(dataDirectory: URL, link: GatewayLink? = nil) {
         self.dataDirectory = dataDirectory
@@ -67,7 +73,9 @@ package final class DeviceDaemon: Sendable {
     let inboxSignals: AsyncStream<Void>
     private let scheduler: CenterRuntime
     /// Every surface notifications are shown on, fed by the engine.
-    private let presentation: PresenterGroup
+    let presentation: PresenterGroup
+    /// The notification center page's list, when it is served.
+    private let center: NotificationCenterPresenter?
 
     /// Apps' `registerForRemoteNotifications()` calls waiting for the gateway.
     let registrations = RegistrationWaiters()
@@ -92,11 +100,16 @@ package final class DeviceDaemon: Sendable {
         apps = InstalledApps(dataDirectory: dataDirectory)
         let (apps, store) = (self.apps, self.store)
         let app = { @Sendable (bundleID: String) in Presentation.App((try? apps.app(bundleID: bundleID)) ?? nil, bundleID: bundleID) }
+        let center = configuration.notificationCenterPort.map { _ in NotificationCenterPresenter() }
+        self.center = center
         presentation = PresenterGroup(
-            presenters: presenters,
+            presenters: presenters + [center].compactMap { $0 },
             describe: { card in
                 let categories = card.categoryIdentifier == nil ? [] : (try? await store.perform { try $0.categories(of: card.topic) }) ?? []
-                return Presentation(card: card, app: app(card.topic), category: categories.first { $0.identifier == card.categoryIdentifier })
+                let category = card.categoryIdentifier ?? ""
+                return Presentation(
+                    card: card, app: app(card.topic), category: categories.first { $0.identifier == category },
+                    hasContentExtension: !category.isEmpty && (try? apps.app(bundleID: card.topic))??.contentExtension(forCategory: category) != nil)
             }, app: app)
         engine = LocalEngine(
             store: store, calendar: .current, prompt: prompt, presenter: presentation,
@@ -154,6 +167,16 @@ package final class DeviceDaemon: Sendable {
             }
             if let gatewayLink = configuration.link {
                 group.addTask { [self] in try await runLink(gatewayLink) }
+            }
+            if let center, let port = configuration.notificationCenterPort {
+                let server = try notificationCenterServer(center)
+                for delivered in await deliveredPresentations() { await center.present(delivered) }
+                group.addTask { [self] in
+                    try await server.run(port: port) { [self] port in
+                        configuration.notificationCenterAddress.set(port: port, secret: server.secret)
+                        configuration.notificationCenterAddress.url().map { report(.notificationCenter($0)) }
+                    }
+                }
             }
             try await server.executeThenClose { connections in
                 for try await (peer, channel) in connections {

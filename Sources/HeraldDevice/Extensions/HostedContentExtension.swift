@@ -45,6 +45,11 @@ package final class HostedContentExtension: Sendable {
     /// What it printed so far.
     package var log: String { process.log }
 
+    /// The environment an app's content extension runs with: its bundle id and the device's data dir.
+    package static func environment(bundleID: String, dataDirectory: URL) -> [String: String] {
+        ["HERALD_BUNDLE_ID": bundleID, "HERALD_DATA_DIR": dataDirectory.path, "PATH": "/usr/bin:/bin"]
+    }
+
     /// Starts `executable` for `notification` and waits for its first view.
     ///
     /// - Parameters:
@@ -119,7 +124,7 @@ package final class HostedContentExtension: Sendable {
                 if case .timedOut = start {
                     "the content extension drew no view within \(startBudget)"
                 } else {
-                    "the content extension ended (\(process.termination.map { "\($0)" } ?? "its messages closed")) before it drew a view"
+                    "the content extension \(process.termination.map { "\($0)" } ?? "closed its messages") before it drew a view"
                 }
             throw Failure(reason: reason, log: process.log)
         }
@@ -133,8 +138,8 @@ package final class HostedContentExtension: Sendable {
         return process.send(line + Data("\n".utf8))
     }
 
-    /// Whether the process has ended.
-    package var hasEnded: Bool { process.termination != nil }
+    /// How the process ended; nil while it runs.
+    package var termination: ChildProcess.Termination? { process.termination }
 
     /// Closes its input (the interface closed), gives it `grace` to end, then kills its process group.
     package func close(grace: Duration = .seconds(1)) async {

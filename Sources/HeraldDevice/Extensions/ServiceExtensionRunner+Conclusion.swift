@@ -54,23 +54,15 @@ extension ServiceExtensionRunner {
                 "the service extension did not call its content handler within \(budget) and \(grace) after serviceExtensionTimeWillExpire(), and was killed"
         }
         switch termination {
-        case .signaled(let signal)?:
-            return "the service extension crashed (signal \(signal)\(signalName(signal))) before calling its content handler"
         case .exited(let status)? where status != 0:
             return "the service extension exited with status \(status) before calling its content handler"
         case .exited?:
             return "the service extension exited without calling its content handler"
+        case let crashed?:
+            return "the service extension \(crashed) before calling its content handler"
         case nil:
             return "the service extension did not end when killed"
         }
-    }
-
-    private static func signalName(_ signal: Int32) -> String {
-        let names: [Int32: String] = [
-            SIGABRT: "SIGABRT", SIGSEGV: "SIGSEGV", SIGILL: "SIGILL", SIGTRAP: "SIGTRAP",
-            SIGBUS: "SIGBUS", SIGFPE: "SIGFPE", SIGKILL: "SIGKILL", SIGTERM: "SIGTERM",
-        ]
-        return names[signal].map { ", \($0)" } ?? ""
     }
 
     private static func describe(_ error: any Error) -> String {

@@ -90,13 +90,16 @@ package struct Presentation: Sendable, Hashable {
     package var reportsDismissal: Bool
     /// What stands for the content when previews are hidden: the category's `hiddenPreviewsBodyPlaceholder`.
     package var hiddenPreviewsPlaceholder: String?
+    /// The app has a content extension for the category: expanding the notification shows its view.
+    package var hasContentExtension: Bool
 
-    package init(card: NotificationCard, app: App, category: CategoryRecord?) {
+    package init(card: NotificationCard, app: App, category: CategoryRecord?, hasContentExtension: Bool = false) {
         id = ID(bundleID: card.topic, identifier: card.identifier)
         self.app = app
         self.card = card
         actions = category?.actions.map(Action.init) ?? []
         reportsDismissal = UNNotificationCategoryOptions(rawValue: category?.options ?? 0).contains(.customDismissAction)
         hiddenPreviewsPlaceholder = category?.hiddenPreviewsBodyPlaceholder.flatMap { $0.isEmpty ? nil : $0 }
+        self.hasContentExtension = hasContentExtension
     }
 }

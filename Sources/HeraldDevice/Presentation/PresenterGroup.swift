@@ -37,6 +37,11 @@ package final class PresenterGroup: NotificationPresenter {
         (changes, queue) = AsyncStream.makeStream(of: Change.self)
     }
 
+    /// The presentation of `card` the presenters are given.
+    func presentation(of card: NotificationCard) async -> Presentation {
+        await describe(card)
+    }
+
     package func present(_ card: NotificationCard) {
         queue.yield(.present(card))
     }

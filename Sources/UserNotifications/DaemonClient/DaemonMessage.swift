@@ -90,10 +90,16 @@ package struct ExpandedNotification: Codable, Sendable {
     package var defaultContentHidden: Bool
     /// The extension's `UNNotificationExtensionOverridesDefaultTitle`: its view controller's title replaces the app's name.
     package var overridesDefaultTitle: Bool
+    /// The extension's `UNNotificationExtensionInitialContentSizeRatio`: its view's height over its width, at first.
+    package var initialContentSizeRatio: Double?
+    /// The extension's `UNNotificationExtensionUserInteractionEnabled`: its view's buttons take clicks; without it, a
+    /// click on the view opens the app.
+    package var userInteractionEnabled: Bool
 
     package init(
         bundleID: String, notification: NotificationRecord, actions: [ActionRecord], contentExtension: String?,
-        defaultContentHidden: Bool = false, overridesDefaultTitle: Bool = false
+        defaultContentHidden: Bool = false, overridesDefaultTitle: Bool = false, initialContentSizeRatio: Double? = nil,
+        userInteractionEnabled: Bool = false
     ) {
         self.bundleID = bundleID
         self.notification = notification
@@ -101,6 +107,8 @@ package struct ExpandedNotification: Codable, Sendable {
         self.contentExtension = contentExtension
         self.defaultContentHidden = defaultContentHidden
         self.overridesDefaultTitle = overridesDefaultTitle
+        self.initialContentSizeRatio = initialContentSizeRatio
+        self.userInteractionEnabled = userInteractionEnabled
     }
 }
 

@@ -1,0 +1,248 @@
+// The device's notification center: the delivered notifications of every app on this device, newest first. Clicking
+// one expands it as a long press does on iOS: its app's content extension runs in the daemon and draws here (its view
+// arrives as a tree, drawn below), the person's clicks and actions go to it, and what it answers decides whether the
+// view stays, closes, or closes and the app hears of the action. Everything travels on one WebSocket (`live`).
+const defaultAction = "com.apple.UNNotificationDefaultActionIdentifier";
+const dismissAction = "com.apple.UNNotificationDismissActionIdentifier";
+const field = (id) => document.getElementById(id);
+
+/// An element with attributes (`class`, `text`, `on…` handlers, anything else as an attribute) and children.
+function el(tag, attributes = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name === "text") node.textContent = value;
+    else if (name === "class") node.className = value;
+    else if (name.startsWith("on")) node.addEventListener(name.slice(2), value);
+    else node.setAttribute(name, value === true ? "" : value);
+  }
+  node.append(...children.filter((child) => child !== undefined && child !== null));
+  return node;
+}
+
+let socket;
+let retry = 500;
+let notifications = [];
+/// The expanded notification as the daemon last described it (`expanded` message), or null.
+let expanded = null;
+/// The notification the address names (`#BUNDLE_ID/IDENTIFIER`), expanded once it is listed.
+let wanted = null;
+
+/// Expands the notification the address names, now or once it is listed.
+function followAddress() {
+  if (location.hash.length <= 1) return;
+  const slash = location.hash.indexOf("/");
+  wanted = [location.hash.slice(1, slash), location.hash.slice(slash + 1)].map(decodeURIComponent);
+  expandWanted();
+}
+
+function expandWanted() {
+  if (!wanted || !socket || socket.readyState !== WebSocket.OPEN) return;
+  const [app, id] = wanted;
+  if (notifications.some((n) => n.app === app && n.id === id)) {
+    wanted = null;
+    history.replaceState(null, "", location.pathname);
+    expand(app, id);
+  }
+}
+
+function send(message) {
+  if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
+}
+
+function connect() {
+  socket = new WebSocket(new URL("live", location.href).href.replace(/^http/, "ws"));
+  socket.onopen = () => { retry = 500; setState("Live"); };
+  socket.onmessage = (event) => receive(JSON.parse(event.data));
+  socket.onclose = () => {
+    setState("Offline — is `herald device` running? Reconnecting…", true);
+    closeSheet();
+    setTimeout(connect, retry);
+    retry = Math.min(retry * 2, 10000);
+  };
+}
+
+function setState(text, bad) {
+  field("state").textContent = text;
+  field("state").className = bad ? "state bad" : "state";
+}
+
+function receive(message) {
+  switch (message.type) {
+    case "notifications":
+      notifications = message.notifications;
+      showList();
+      expandWanted();
+      break;
+    case "expanded": expanded = message; showExpanded(); break;
+    case "view":
+      if (!expanded) break;
+      expanded.view = message.view;
+      if (message.title !== null) expanded.title = message.title;
+      showExpanded();
+      break;
+    case "actions": if (expanded) { expanded.actions = message.actions; showExpanded(); } break;
+    case "media": if (expanded) { expanded.playing = message.playing; showExpanded(); } break;
+    case "collapsed": closeSheet(); break;
+    case "error": setState(message.message, true); break;
+  }
+}
+
+// ---- the list ----
+function timeOf(milliseconds) {
+  const seconds = Math.round((Date.now() - milliseconds) / 1000);
+  if (seconds < 60) return "now";
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m ago`;
+  return new Date(milliseconds).toLocaleTimeString(undefined, { hour: "numeric", minute: "2-digit" });
+}
+
+function header(notification, title) {
+  return el("header", {},
+    el("span", { class: "icon", "aria-hidden": "true", text: (notification.appName || notification.app)[0].toUpperCase() }),
+    el("span", { class: "app", id: title ? "expanded-title" : undefined, text: title || notification.appName }),
+    el("time", { class: "when", datetime: new Date(notification.date).toISOString(), text: timeOf(notification.date) }));
+}
+
+function showList() {
+  field("empty").hidden = notifications.length > 0;
+  field("cards").replaceChildren(...notifications.map((n) => {
+    const card = el("article", { class: "card", tabindex: 0, "data-app": n.app, "data-id": n.id, "aria-label": `${n.appName}: ${n.title || n.body || ""}` },
+      header(n),
+      n.title ? el("div", { class: "title", text: n.title }) : undefined,
+      n.subtitle ? el("div", { class: "subtitle", text: n.subtitle }) : undefined,
+      n.body ? el("div", { class: "body", text: n.body }) : undefined,
+      n.image ? el("img", { class: "thumb", src: n.image, alt: "" }) : undefined,
+      n.expandable || n.actions.length ? el("div", { class: "more", text: n.expandable ? "Click to expand" : "Click for actions" }) : undefined);
+    const dismiss = el("button", { type: "button", class: "close", "aria-label": "Dismiss", text: "×",
+      onclick: (event) => { event.stopPropagation(); respond(n, dismissAction); } });
+    card.querySelector("header").append(dismiss);
+    // A notification with an extension or actions expands; one without opens its app, as a tap does.
+    const open = () => (n.expandable || n.actions.length ? expand(n.app, n.id) : respond(n, defaultAction));
+    card.addEventListener("click", open);
+    card.addEventListener("keydown", (event) => { if (event.key === "Enter" && event.target === card) open(); });
+    return card;
+  }));
+}
+
+function respond(notification, action, text) {
+  const message = { type: "respond", app: notification.app, id: notification.id, action };
+  if (text !== undefined) message.text = text;
+  send(message);
+}
+
+// ---- the expanded notification ----
+function expand(app, id) {
+  expanded = null;
+  field("expanded").replaceChildren(el("p", { class: "default", text: "Opening…" }));
+  field("sheet").hidden = false;
+  send({ type: "expand", app, id });
+}
+
+function collapse() {
+  send({ type: "collapse" });
+  closeSheet();
+}
+
+function closeSheet() {
+  expanded = null;
+  field("sheet").hidden = true;
+  field("expanded").replaceChildren();
+}
+
+function showExpanded() {
+  const notification = notifications.find((n) => n.app === expanded.app && n.id === expanded.id);
+  if (!notification) return closeSheet();
+  const failure = expanded.failure;
+  const hasView = expanded.view !== null && !failure;
+  // UNNotificationExtensionOverridesDefaultTitle: the extension's title in place of the app's name.
+  const title = hasView && expanded.overridesDefaultTitle && expanded.title ? expanded.title : notification.appName;
+  const closeButton = el("button", { type: "button", class: "close", "aria-label": "Close", text: "×", onclick: collapse });
+  const head = header(notification, title);
+  head.append(closeButton);
+  const parts = [head];
+  if (hasView) parts.push(extensionView());
+  if (failure) parts.push(el("p", { class: "failure", role: "alert", text: `The app's custom view could not be shown: ${failure}. This is the notification's default view.` }));
+  // UNNotificationExtensionDefaultContentHidden: the extension's view alone.
+  if (!(hasView && expanded.defaultContentHidden)) {
+    parts.push(el("div", { class: "default", title: "Open the app", onclick: () => respond(notification, defaultAction) },
+      notification.title ? el("div", { class: "title", text: notification.title }) : undefined,
+      notification.subtitle ? el("div", { class: "subtitle", text: notification.subtitle }) : undefined,
+      notification.body ? el("div", { class: "body", text: notification.body }) : undefined,
+      notification.image && !hasView ? el("img", { src: notification.image, alt: "" }) : undefined));
+  }
+  if (expanded.actions.length) {
+    parts.push(el("div", { class: "actions" }, ...expanded.actions.map((action) => el("button", {
+      type: "button", class: action.destructive ? "destructive" : undefined, "data-action": action.id, text: action.title,
+      onclick: () => (action.textInput ? reply(action) : send({ type: "action", action: action.id })),
+    }))));
+  }
+  field("expanded").replaceChildren(...parts);
+}
+
+function extensionView() {
+  const view = el("div", { class: expanded.interactive ? "extension-view" : "extension-view passive" }, draw(expanded.view));
+  // UNNotificationExtensionInitialContentSizeRatio: the view's height at first, as a share of its width.
+  if (expanded.sizeRatio) view.style.minHeight = `${Math.round(Math.min(28 * 16, window.innerWidth - 32) * expanded.sizeRatio)}px`;
+  // Without UNNotificationExtensionUserInteractionEnabled, a click on the view opens the app.
+  if (!expanded.interactive) view.addEventListener("click", () => send({ type: "respond", app: expanded.app, id: expanded.id, action: defaultAction }));
+  if (expanded.mediaButton !== "none") {
+    const playing = Boolean(expanded.playing);
+    view.append(el("button", { type: "button", class: `media ${expanded.mediaButton}`, "aria-label": playing ? "Pause" : "Play", text: playing ? "❚❚" : "▶",
+      onclick: (event) => {
+        event.stopPropagation();
+        expanded.playing = !playing;
+        send({ type: "media", command: playing ? "pause" : "play" });
+        showExpanded();
+      } }));
+  }
+  return view;
+}
+
+function reply(action) {
+  const input = el("input", { type: "text", placeholder: action.textInput.placeholder || "", "aria-label": action.title });
+  const form = el("form", { class: "reply" }, input, el("button", { type: "submit", text: action.textInput.button || "Send" }));
+  form.addEventListener("submit", (event) => { event.preventDefault(); send({ type: "action", action: action.id, text: input.value }); });
+  field("expanded").querySelector(".actions").replaceWith(form);
+  input.focus();
+}
+
+/// Draws a view tree the extension sent: labels, images, stacks, progress bars and buttons.
+function draw(node) {
+  let drawn;
+  switch (node.kind) {
+    case "label": {
+      drawn = el("div", { class: node.lines > 0 ? "v-label clamped" : "v-label", text: node.text });
+      if (node.lines > 0) drawn.style.webkitLineClamp = String(node.lines);
+      if (node.color) drawn.style.color = node.color;
+      if (node.size) drawn.style.fontSize = `${node.size}px`;
+      if (node.bold) drawn.style.fontWeight = "600";
+      break;
+    }
+    case "image":
+      drawn = node.src ? el("img", { class: "v-image", src: node.src, alt: "" }) : el("div", { class: "v-image missing", text: `${node.format} image, ${node.bytes} bytes` });
+      break;
+    case "stack":
+      drawn = el("div", { class: node.vertical ? "v-stack vertical" : "v-stack" });
+      drawn.style.gap = `${node.spacing}px`;
+      break;
+    case "progress":
+      drawn = el("progress", { class: "v-progress", max: 1, value: node.value });
+      if (node.color) drawn.style.accentColor = node.color;
+      break;
+    case "button":
+      drawn = el("button", { type: "button", class: "v-button", "data-button": node.number, text: node.title, disabled: !node.enabled || !expanded.interactive,
+        onclick: (event) => { event.stopPropagation(); send({ type: "click", button: node.number }); } });
+      break;
+    default:
+      drawn = el("div", { class: "v-view" });
+  }
+  if (node.background) drawn.style.backgroundColor = node.background;
+  drawn.append(...node.children.map(draw));
+  return drawn;
+}
+
+field("sheet").addEventListener("click", (event) => { if (event.target === field("sheet")) collapse(); });
+document.addEventListener("keydown", (event) => { if (event.key === "Escape" && !field("sheet").hidden) collapse(); });
+window.addEventListener("hashchange", followAddress);
+followAddress();
+connect();

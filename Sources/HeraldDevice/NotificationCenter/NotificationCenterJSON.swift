@@ -1,0 +1,72 @@
+import Foundation
+import HeraldWire
+import UserNotifications
+import UserNotificationsUI
+
+/// What the notification center page is sent, as JSON (docs/content-extensions.md lists the messages).
+enum NotificationCenterJSON {
+    /// A listed notification: `{"app", "appName", "id", "title", "subtitle", "body", "date", "image", "actions",
+    /// "expandable"}`.
+    static func notification(_ presentation: Presentation, files: ServedFiles) -> JSONValue {
+        let card = presentation.card
+        let text = { (value: String?) in value.map(JSONValue.string) ?? .null }
+        let image = card.attachments.lazy.compactMap { files.address(of: $0.path) }.first
+        return .object([
+            "app": .string(presentation.id.bundleID),
+            "appName": .string(presentation.app.displayName),
+            "id": .string(presentation.id.identifier),
+            "title": text(card.title),
+            "subtitle": text(card.subtitle),
+            "body": text(card.body ?? card.note),
+            "date": .number((card.date.timeIntervalSince1970 * 1000).rounded()),
+            "image": text(image),
+            "actions": .array(presentation.actions.map(action)),
+            "reportsDismissal": .bool(presentation.reportsDismissal),
+            "expandable": .bool(presentation.hasContentExtension),
+        ])
+    }
+
+    static func list(_ presentations: [Presentation], files: ServedFiles) -> JSONValue {
+        .object(["type": .string("notifications"), "notifications": .array(presentations.map { notification($0, files: files) })])
+    }
+
+    static func action(_ action: Presentation.Action) -> JSONValue {
+        var fields: [String: JSONValue] = [
+            "id": .string(action.identifier), "title": .string(action.title), "destructive": .bool(action.isDestructive),
+        ]
+        if let input = action.textInput {
+            fields["textInput"] = .object(["button": .string(input.buttonTitle), "placeholder": .string(input.placeholder)])
+        }
+        return .object(fields)
+    }
+
+    /// An extension's view: `{"kind": "label"|"image"|"stack"|"progress"|"button"|"view", …, "children": […]}`.
+    /// An image is drawn from `src` when its file can be served.
+    static func view(_ snapshot: ViewSnapshot, files: ServedFiles) -> JSONValue {
+        var fields: [String: JSONValue] = [:]
+        let color = { (color: UIColor?) in color.map { JSONValue.string($0.description) } ?? .null }
+        switch snapshot.drawing {
+        case .view:
+            fields["kind"] = .string("view")
+        case .label(let text, let textColor, let pointSize, let bold, let lines):
+            fields = [
+                "kind": .string("label"), "text": .string(text), "color": color(textColor), "size": pointSize.map(JSONValue.number) ?? .null,
+                "bold": .bool(bold), "lines": .integer(Int64(lines)),
+            ]
+        case .image(let path, let format, let bytes):
+            fields = [
+                "kind": .string("image"), "format": .string(format), "bytes": .integer(Int64(bytes)),
+                "src": path.flatMap { files.address(of: $0) }.map(JSONValue.string) ?? .null,
+            ]
+        case .stack(let vertical, let spacing):
+            fields = ["kind": .string("stack"), "vertical": .bool(vertical), "spacing": .number(spacing)]
+        case .progress(let value, let tint):
+            fields = ["kind": .string("progress"), "value": .number(value), "color": color(tint)]
+        case .button(let title, let enabled):
+            fields = ["kind": .string("button"), "title": .string(title), "enabled": .bool(enabled), "number": .integer(Int64(snapshot.button ?? 0))]
+        }
+        fields["background"] = color(snapshot.background)
+        fields["children"] = .array(snapshot.children.map { view($0, files: files) })
+        return .object(fields)
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import Synchronization
+
+/// The notifications the daemon's notification center page lists, newest first, and what people do on the page.
+///
+/// A ``Presenter`` like the desktop: the daemon gives it every presentation and withdrawal (and, at start, what is
+/// already delivered), and each open page follows the list through ``follow()``. What a person does on a page comes
+/// back through ``report(_:)`` as a ``PresenterEvent``, which the daemon answers as it answers the desktop's.
+package final class NotificationCenterPresenter: Presenter {
+    /// A change of the list, for the pages following it.
+    package enum Change: Sendable {
+        case presented(Presentation)
+        case withdrawn([Presentation.ID])
+    }
+
+    private struct State {
+        var presentations: [Presentation] = []
+        var followers: [UUID: AsyncStream<Change>.Continuation] = [:]
+    }
+
+    private let state = Mutex(State())
+    private let events: AsyncStream<PresenterEvent>
+    private let eventInput: AsyncStream<PresenterEvent>.Continuation
+
+    package init() {
+        (events, eventInput) = AsyncStream.makeStream(of: PresenterEvent.self)
+    }
+
+    /// What is listed now, newest first.
+    package var presentations: [Presentation] { state.withLock { $0.presentations } }
+
+    /// The listed presentation with this id.
+    package func presentation(_ id: Presentation.ID) -> Presentation? {
+        state.withLock { $0.presentations.first { $0.id == id } }
+    }
+
+    /// The list now and its changes from then on, until the stream is dropped.
+    package func follow() -> (list: [Presentation], changes: AsyncStream<Change>) {
+        let (changes, continuation) = AsyncStream.makeStream(of: Change.self)
+        let key = UUID()
+        continuation.onTermination = { [weak self] _ in self?.state.withLock { _ = $0.followers.removeValue(forKey: key) } }
+        let list = state.withLock { state in
+            state.followers[key] = continuation
+            return state.presentations
+        }
+        return (list, changes)
+    }
+
+    /// Something a person did on a page.
+    package func report(_ event: PresenterEvent) {
+        eventInput.yield(event)
+    }
+
+    package func present(_ presentation: Presentation) async {
+        let followers = state.withLock { state in
+            state.presentations.removeAll { $0.id == presentation.id }
+            state.presentations.insert(presentation, at: 0)
+            return Array(state.followers.values)
+        }
+        for follower in followers { follower.yield(.presented(presentation)) }
+    }
+
+    package func withdraw(_ ids: [Presentation.ID]) async {
+        let gone = Set(ids)
+        let followers = state.withLock { state in
+            state.presentations.removeAll { gone.contains($0.id) }
+            return Array(state.followers.values)
+        }
+        for follower in followers { follower.yield(.withdrawn(ids)) }
+    }
+
+    package func run(reporting report: @escaping @Sendable (PresenterEvent) async -> Void) async throws {
+        for await event in events { await report(event) }
+    }
+}
