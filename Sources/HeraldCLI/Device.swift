@@ -90,8 +90,9 @@ struct Device: AsyncParsableCommand {
             return choices
         }
 
-        /// The presenters for `choices`: the desktop falls back to terminal cards when it is alone.
-        func presenters(for choices: [PresenterChoice], printer: DevicePrinter) -> [any Presenter] {
+        /// The presenters for `choices`: the desktop falls back to terminal cards when it is alone, and offers "Show"
+        /// when the notification center page is served at `notificationCenter`.
+        func presenters(for choices: [PresenterChoice], printer: DevicePrinter, notificationCenter: NotificationCenterAddress) -> [any Presenter] {
             choices.compactMap { choice -> (any Presenter)? in
                 switch choice {
                 case .terminal: TerminalCardPresenter()
@@ -100,7 +101,7 @@ struct Device: AsyncParsableCommand {
                     DesktopPresenter(
                         stateFile: URL(fileURLWithPath: link.dataDirectory).appendingPathComponent("device/desktop-notifications.json"),
                         fallback: choices.contains(.terminal) || choices.contains(.json) ? nil : TerminalCardPresenter(),
-                        log: { printer.warn($0) })
+                        log: { printer.warn($0) }, notificationCenter: uiPort == nil ? nil : notificationCenter)
                 case .none: nil
                 }
             }
@@ -118,7 +119,8 @@ struct Device: AsyncParsableCommand {
             let daemon: DeviceDaemon
             do {
                 daemon = try DeviceDaemon(
-                    configuration: configuration, presenters: presenters(for: try choices(), printer: printer),
+                    configuration: configuration,
+                    presenters: presenters(for: try choices(), printer: printer, notificationCenter: configuration.notificationCenterAddress),
                     prompt: TerminalAuthorizationPrompt(asker: .daemon),
                     report: { printer.show($0) }
                 )

@@ -234,6 +234,40 @@ import Testing
 
     // MARK: What the person does
 
+    /// A notification whose category has a content extension gets "Show" while the notification center page is
+    /// served; "Show" opens the page at it, and answers nothing (the notification stays delivered).
+    @Test func showOpensTheNotificationCenterAtTheNotification() async throws {
+        let bus = try await TestSessionBus()
+        let server = try await ScriptedNotificationServer.start(on: bus.address, capabilities: ScriptedNotificationServer.everyCapability)
+        let recorder = Recorder()
+        let center = NotificationCenterAddress()
+        let opened = Mutex<[URL]>([])
+        let presenter = DesktopPresenter(
+            address: bus.address, fallback: recorder, log: { _ in }, retryDelay: .milliseconds(50), notificationCenter: center,
+            openPage: { url in opened.withLock { $0.append(url) } })
+        let running = Task { _ = try? await presenter.run { recorder.report($0) } }
+        defer { running.cancel() }
+        var expandable = Self.presentation("episode 12", category: Self.orderCategory)
+        expandable.hasContentExtension = true
+
+        await presenter.present(expandable)  // the page is not served yet: no "Show"
+        center.set(port: 8123, secret: "s3cret")
+        await presenter.present(Self.presentation("plain", category: Self.orderCategory))
+        await presenter.present(expandable)
+        let notifications = try await server.waitForNotification(3)
+        #expect(server.notifications.map(\.actionKeys) == [
+            ["default", "track", "cancel", "inline-reply"], ["default", "track", "cancel", "inline-reply"],
+            ["default", "herald-show", "track", "cancel", "inline-reply"],
+        ])
+        try await server.invokeAction("herald-show", on: notifications.id)
+        let deadline = ContinuousClock.now + .seconds(5)
+        while opened.withLock({ $0.isEmpty }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(opened.withLock { $0 } == [URL(string: "http://127.0.0.1:8123/s3cret/#com.example.shop/episode%2012")!])
+        try await server.invokeAction("track", on: notifications.id)
+        try await recorder.waitForEvents(1)
+        #expect(recorder.events.withLock { $0 } == [.action(expandable.id, identifier: "track")])
+    }
+
     @Test func clicksRepliesAndDismissalsBecomeResponses() async throws {
         let desktop = try await Self.desktop()
         let (server, recorder, presenter) = (desktop.server, desktop.recorder, desktop.presenter)

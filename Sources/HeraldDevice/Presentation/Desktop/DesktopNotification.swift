@@ -8,6 +8,8 @@ import UserNotifications
 struct DesktopNotification: Hashable {
     static let defaultAction = "default"
     static let inlineReplyAction = "inline-reply"
+    /// "Show": opens the notification center page at the notification, expanded through its content extension.
+    static let showAction = "herald-show"
 
     var appName: String
     var replacesID: UInt32
@@ -24,7 +26,9 @@ struct DesktopNotification: Hashable {
     /// Text-input actions left off the bubble: the server has no inline reply (or already has one).
     var omittedActions: [String] = []
 
-    init(_ presentation: Presentation, capabilities: Set<String>, replacing replacesID: UInt32) {
+    /// - Parameter canShow: the notification center page is served, so a notification with a content extension
+    ///   gets a "Show" action.
+    init(_ presentation: Presentation, capabilities: Set<String>, replacing replacesID: UInt32, canShow: Bool = false) {
         let card = presentation.card
         let style = card.style
         appName = presentation.app.displayName
@@ -49,6 +53,7 @@ struct DesktopNotification: Hashable {
         actions = []
         if capabilities.contains("actions") {
             actions = [Self.defaultAction, "Open"]
+            if canShow, presentation.hasContentExtension { actions += [Self.showAction, "Show"] }
             for action in presentation.actions {
                 guard let input = action.textInput else {
                     actions += [action.identifier, action.title]

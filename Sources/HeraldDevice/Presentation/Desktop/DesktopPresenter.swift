@@ -40,6 +40,10 @@ package actor DesktopPresenter: Presenter {
     private let fallback: (any Presenter)?
     private let log: @Sendable (String) -> Void
     private let retryDelay: Duration
+    /// Where the notification center page is, for "Show"; nil: no page, no "Show".
+    private let notificationCenter: NotificationCenterAddress?
+    /// Opens an address in the person's browser.
+    private let openPage: @Sendable (URL) -> Void
 
     private var link: Link?
     private var connecting: Task<Link?, Never>?
@@ -61,15 +65,20 @@ package actor DesktopPresenter: Presenter {
     ///     there (another presenter shows them anyway).
     ///   - log: hears, once per change, that the desktop was reached or lost.
     ///   - retryDelay: how long after a failed attempt the next one is made.
+    ///   - notificationCenter: the page's address: bubbles of notifications with a content extension get "Show",
+    ///     which opens it there with `openPage` (`xdg-open` by default).
     package init(
         address: String? = nil, stateFile: URL? = nil, fallback: (any Presenter)? = TerminalCardPresenter(),
-        log: @escaping @Sendable (String) -> Void, retryDelay: Duration = .seconds(2)
+        log: @escaping @Sendable (String) -> Void, retryDelay: Duration = .seconds(2),
+        notificationCenter: NotificationCenterAddress? = nil, openPage: (@Sendable (URL) -> Void)? = nil
     ) {
         self.address = address
         self.stateFile = stateFile
         self.fallback = fallback
         self.log = log
         self.retryDelay = retryDelay
+        self.notificationCenter = notificationCenter
+        self.openPage = openPage ?? { url in Self.openInBrowser(url, log: log) }
         saved = stateFile.flatMap { try? JSONDecoder().decode(SavedState.self, from: Data(contentsOf: $0)) }
     }
 
@@ -81,7 +90,8 @@ package actor DesktopPresenter: Presenter {
             return
         }
         let previous = bubbles.serverID(of: presentation.id)
-        let notification = DesktopNotification(presentation, capabilities: link.capabilities, replacing: previous ?? 0)
+        let notification = DesktopNotification(
+            presentation, capabilities: link.capabilities, replacing: previous ?? 0, canShow: notificationCenter?.url() != nil)
         notifiesInFlight += 1
         defer {
             notifiesInFlight -= 1
@@ -180,6 +190,11 @@ package actor DesktopPresenter: Presenter {
             guard signal.body.count == 2, let key = signal.body[1].string, key != DesktopNotification.inlineReplyAction, !bubble.answered else {
                 return
             }
+            // "Show" answers nothing: the notification stays delivered, and opens expanded on the page.
+            if key == DesktopNotification.showAction {
+                if let page = notificationCenter?.url(at: presentation) { openPage(page) }
+                return
+            }
             event = key == DesktopNotification.defaultAction ? .opened(presentation) : .action(presentation, identifier: key)
             bubble.answered = true
             bubbles.update(bubble)
@@ -198,6 +213,21 @@ package actor DesktopPresenter: Presenter {
         }
         scheduleSave()
         if let event { await events?(event) }
+    }
+
+    /// `xdg-open URL`, which opens the person's browser (`$BROWSER` when set).
+    private static func openInBrowser(_ url: URL, log: @escaping @Sendable (String) -> Void) {
+        let opener = ["/usr/bin/xdg-open", "/usr/local/bin/xdg-open"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        guard let opener else { return log("cannot open \(url.absoluteString): xdg-open is not installed (Debian: xdg-utils)") }
+        // Its output is not the daemon's (which may be JSON lines for a script).
+        let devNull = open("/dev/null", O_WRONLY | O_CLOEXEC)
+        defer { if devNull >= 0 { Glibc.close(devNull) } }
+        do {
+            _ = try ChildProcess.launch(
+                opener, arguments: [url.absoluteString], standardOutput: devNull >= 0 ? devNull : nil, standardError: devNull >= 0 ? devNull : nil)
+        } catch {
+            log("cannot open \(url.absoluteString) with \(opener): \(error)")
+        }
     }
 
     // MARK: Connecting
