@@ -3,7 +3,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# chromium, chromium-driver and python3-selenium drive the console's pages in a real browser (Tests/Browser).
+# chromium, chromium-driver and python3-selenium drive the console's and the device's pages in a real browser
+# (Tests/Browser).
 packages=(libsqlite3-dev zlib1g-dev libsystemd-dev dbus-daemon chromium chromium-driver python3-selenium curl)
 missing=()
 for package in "${packages[@]}"; do
@@ -24,9 +25,11 @@ swift build --build-tests
 # and protocol timers are tested on virtual time: 12 of 12 parallel runs green, 2 of them with one core kept busy.
 # `scripts/test.sh --no-parallel` runs one test at a time. A stalled run fails after 10 minutes instead of holding CI.
 timeout 600 swift test --skip-build "$@"
-# The console and the browser device in headless Chromium against a real `herald serve` (about 20 s); Debian's
-# python3 has Debian's selenium. `scripts/console-screenshots.sh` runs it to refresh docs/images.
+# The console, the browser device and the device's notification center in headless Chromium against a real
+# `herald serve` (and `herald device`); about 20 s each. Debian's python3 has Debian's selenium.
+# `scripts/console-screenshots.sh` runs them to refresh docs/images.
 herald="$(swift build --show-bin-path)/herald"
 timeout 300 /usr/bin/python3 Tests/Browser/console_test.py "$herald"
 timeout 300 /usr/bin/python3 Tests/Browser/keys_and_devices_test.py "$herald"
 timeout 300 /usr/bin/python3 Tests/Browser/log_test.py "$herald"
+timeout 300 /usr/bin/python3 Tests/Browser/notification_center_test.py "$herald"

@@ -65,11 +65,9 @@ final class NotificationCenterConnection: Sendable {
     }
 
     /// Serves the page until it goes: `receiving` yields its messages, `send` writes one to it.
-    func run(
-        receiving messages: some AsyncSequence<JSONValue, any Error> & Sendable, sending send: @escaping @Sendable (JSONValue) async throws -> Void
-    )
-        async
-    {
+    func run<Messages: AsyncSequence & Sendable>(
+        receiving messages: Messages, sending send: @escaping @Sendable (JSONValue) async throws -> Void
+    ) async where Messages.Element == JSONValue {
         let (list, changes) = services.presenter.follow()
         let input = self.input
         await withDiscardingTaskGroup { group in
