@@ -5,6 +5,9 @@
 #   scripts/bench-content.sh               # 100 expansions of the podcast example's extension
 #   COUNT=500 scripts/bench-content.sh
 #
+# Two ways, both printed: the host alone, and through the notification center page (`herald device --ui-port`): a
+# WebSocket client on loopback sends the page's `expand` and waits for its `expanded` message with the first view.
+#
 # Builds herald-bench and the podcast example's content extension in release, then `herald-bench content` starts the
 # extension the way the device daemon hosts it (HostedContentExtension: its own process group, the notification on
 # its standard input, its messages on descriptor 3) with a notification carrying a PNG cover, waits for its first
@@ -25,3 +28,4 @@ png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 256, 256, 8,
 open(sys.argv[1], "wb").write(png)
 PY
 "$root/.build/release/herald-bench" content --executable "$root/.build/release/PodcastContentExtension" --count "$COUNT" --image "$cover"
+"$root/.build/release/herald-bench" content --executable "$root/.build/release/PodcastContentExtension" --count "$COUNT" --image "$cover" --through-page

@@ -255,10 +255,11 @@ import Testing
         await presenter.present(Self.presentation("plain", category: Self.orderCategory))
         await presenter.present(expandable)
         let notifications = try await server.waitForNotification(3)
-        #expect(server.notifications.map(\.actionKeys) == [
-            ["default", "track", "cancel", "inline-reply"], ["default", "track", "cancel", "inline-reply"],
-            ["default", "herald-show", "track", "cancel", "inline-reply"],
-        ])
+        #expect(
+            server.notifications.map(\.actionKeys) == [
+                ["default", "track", "cancel", "inline-reply"], ["default", "track", "cancel", "inline-reply"],
+                ["default", "herald-show", "track", "cancel", "inline-reply"],
+            ])
         try await server.invokeAction("herald-show", on: notifications.id)
         let deadline = ContinuousClock.now + .seconds(5)
         while opened.withLock({ $0.isEmpty }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }

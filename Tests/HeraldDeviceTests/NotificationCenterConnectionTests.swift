@@ -78,7 +78,8 @@ import UserNotificationsUI
         let recorded = page.recorded
         Task { try? await presenter.run { event in recorded.events.withLock { $0.append(event) } } }
         await presenter.present(
-            Presentation(card: NotificationCard(try notification(body()), bundleID: episode.bundleID), app: .init(bundleID: episode.bundleID), category: nil))
+            Presentation(
+                card: NotificationCard(try notification(body()), bundleID: episode.bundleID), app: .init(bundleID: episode.bundleID), category: nil))
         return (page, running)
     }
 

@@ -98,7 +98,7 @@ package struct NotificationCenterServer: Sendable {
     private func shouldUpgrade(_ request: HTTPRequest) -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
         let path = request.path.map { String($0.prefix { $0 != "?" }) } ?? ""
         guard Self.isLoopback(request.authority), Self.constantTimeEqual(path, "/\(secret)/live"),
-            let authority = request.authority, request.headerFields[.origin] == "http://\(authority)"
+            Self.isOwnOrigin(request.headerFields[values: .origin], authority: request.authority)
         else { return .dontUpgrade }
         let services = self.services
         return .upgrade([:]) { inbound, outbound, _ in
@@ -110,6 +110,14 @@ package struct NotificationCenterServer: Sendable {
                 try await outbound.write(.text(String(decoding: message.encoded(), as: UTF8.self)))
             }
         }
+    }
+
+    /// The WebSocket's `Origin`: a browser sends the page's own (`http://` and the address it was opened at); a page
+    /// of any other site is refused. Programs that are not browsers name the socket's own `ws://` URL (swift-websocket
+    /// does), which no browser page can send.
+    static func isOwnOrigin(_ origins: [String], authority: String?) -> Bool {
+        guard let authority, !origins.isEmpty else { return false }
+        return origins.allSatisfy { $0 == "http://\(authority)" || $0.hasPrefix("ws://") }
     }
 
     /// `127.0.0.1`, `[::1]` or `localhost`, with any port.
