@@ -68,7 +68,7 @@ import UserNotificationsUI
 
     @Test func anExtensionThatEndsBeforeDrawingIsAFailureWithItsLog() async throws {
         let failure = try #require(try await startScript("echo 'Fatal error: no storyboard' >&2\nexit 3"), "a crashing extension was hosted")
-        #expect(failure.reason.contains("ended") && failure.reason.contains("before it drew a view"), "\(failure.reason)")
+        #expect(failure.reason == "the content extension exited with status 3 before it drew a view", "\(failure.reason)")
         #expect(failure.log.contains("Fatal error: no storyboard"))
     }
 

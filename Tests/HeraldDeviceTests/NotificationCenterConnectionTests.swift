@@ -119,13 +119,14 @@ import UserNotificationsUI
         #expect(try await page.next("collapsed")["id"]?.stringValue == "e12")
     }
 
-    @Test func anExtensionThatDoesNotAnswerFallsBackToTheDefaultView() async throws {
-        let script = URL(fileURLWithPath: TemporaryPath.make("silent-extension", suffix: ".sh"))
-        try "#!/bin/sh\necho '{\"view\":{\"drawing\":{\"view\":{}},\"children\":[]}}' >&3\ncat >/dev/null\n".write(
+    /// A page expanding the notification with a shell script as its extension: one that draws an empty view at once,
+    /// then runs `afterDrawing`.
+    static func expandScript(_ afterDrawing: String, answerBudget: Duration = .seconds(10)) async throws -> (Page, Task<Void, Never>) {
+        let script = URL(fileURLWithPath: TemporaryPath.make("content-extension", suffix: ".sh"))
+        try "#!/bin/sh\necho '{\"view\":{\"drawing\":{\"view\":{}},\"children\":[]}}' >&3\n\(afterDrawing)\n".write(
             to: script, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script.path)
-        var (page, running) = try await Self.page(executable: script, answerBudget: .milliseconds(300))
-        defer { running.cancel() }
+        var (page, running) = try await Self.page(executable: script, answerBudget: answerBudget)
         // A script just written may not start at once (ETXTBSY while another test's child holds it): asked again.
         var expanded = JSONValue.null
         for _ in 0..<20 {
@@ -135,6 +136,21 @@ import UserNotificationsUI
             try await Task.sleep(for: .milliseconds(50))
         }
         #expect(expanded["failure"] == nil, "\(expanded)")
+        return (page, running)
+    }
+
+    @Test func anExtensionThatCrashesWhileShownFallsBackToTheDefaultView() async throws {
+        var (page, running) = try await Self.expandScript("read line\necho 'got an action' >&2\nkill -SEGV $$")
+        defer { running.cancel() }
+        page.send(["type": "action", "action": "listen"])
+        let fallback = try await page.next("expanded")
+        #expect(fallback["failure"]?.stringValue == "the content extension crashed (signal 11, SIGSEGV)")
+        #expect(page.events.isEmpty, "the app is not told of an action the extension never answered")
+    }
+
+    @Test func anExtensionThatDoesNotAnswerFallsBackToTheDefaultView() async throws {
+        var (page, running) = try await Self.expandScript("cat >/dev/null", answerBudget: .milliseconds(300))
+        defer { running.cancel() }
         page.send(["type": "action", "action": "listen"])
         let fallback = try await page.next("expanded")
         #expect(fallback["failure"]?.stringValue == "the content extension did not answer within 0.3 seconds")

@@ -141,6 +141,12 @@ package final class HostedContentExtension: Sendable {
     /// How the process ended; nil while it runs.
     package var termination: ChildProcess.Termination? { process.termination }
 
+    /// How the process ended, waiting up to `limit` for it (its output can close just before it is reaped).
+    package func termination(within limit: Duration) async -> ChildProcess.Termination? {
+        _ = await process.ended.wait(until: .now + limit)
+        return process.termination
+    }
+
     /// Closes its input (the interface closed), gives it `grace` to end, then kills its process group.
     package func close(grace: Duration = .seconds(1)) async {
         process.finish()

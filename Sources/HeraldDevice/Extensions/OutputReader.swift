@@ -6,8 +6,9 @@ import Glibc
 #endif
 
 /// Reads file descriptors (a child's standard output and error) on a thread of its own until each is at end of
-/// file or `stop()` is called, handing every chunk to `received` and an empty chunk for each end of file. The
-/// thread owns the descriptors and closes them when it ends.
+/// file or `stop()` is called, handing every chunk to `received` and an empty chunk for each end of file (and for
+/// each descriptor still open when stopped, so that whoever waits for the end hears of it). The thread owns the
+/// descriptors and closes them when it ends.
 final class OutputReader: Sendable {
     private let stopped = Mutex(false)
 
@@ -27,7 +28,12 @@ final class OutputReader: Sendable {
     private func read(_ descriptors: [Int32], received: @Sendable (Data) -> Void) {
         var open = descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
         var buffer = [UInt8](repeating: 0, count: 65_536)
-        defer { open.forEach { close($0.fd) } }
+        defer {
+            for descriptor in open {
+                close(descriptor.fd)
+                received(Data())
+            }
+        }
         while !open.isEmpty, !stopped.withLock({ $0 }) {
             let ready = poll(&open, nfds_t(open.count), 100)
             if ready < 0 && errno != EINTR { return }

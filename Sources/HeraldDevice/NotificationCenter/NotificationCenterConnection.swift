@@ -119,7 +119,7 @@ final class NotificationCenterConnection: Sendable {
             try await handleOutput(output, expanded: &expanded, send: send)
         case .ended(let number):
             guard let current = expanded, current.generation == number, let hosted = current.hosted else { return }
-            let how = hosted.termination.map { "\($0)" } ?? "closed its output"
+            let how = await hosted.termination(within: .milliseconds(500)).map { "\($0)" } ?? "closed its output"
             try await fallBack(&expanded, reason: "the content extension \(how)", send: send)
         case .overdue(let number, let action):
             guard let current = expanded, current.generation == number, current.pendingAction != nil, current.actionNumber == action else {
