@@ -169,12 +169,20 @@ package final class DeviceDaemon: Sendable {
                 group.addTask { [self] in try await runLink(gatewayLink) }
             }
             if let center, let port = configuration.notificationCenterPort {
-                let server = try notificationCenterServer(center)
+                let page = try notificationCenterServer(center)
                 for delivered in await deliveredPresentations() { await center.present(delivered) }
                 group.addTask { [self] in
-                    try await server.run(port: port) { [self] port in
-                        configuration.notificationCenterAddress.set(port: port, secret: server.secret)
-                        configuration.notificationCenterAddress.url().map { report(.notificationCenter($0)) }
+                    do {
+                        try await page.run(port: port) { [self] port in
+                            configuration.notificationCenterAddress.set(port: port, secret: page.secret)
+                            configuration.notificationCenterAddress.url().map { report(.notificationCenter($0)) }
+                        }
+                    } catch {
+                        // The socket's accept loop below is the group's own body, which a failed child does not
+                        // cancel: closing the socket ends it, and the daemon stops with this error.
+                        server.channel.close(promise: nil)
+                        throw UNError(
+                            .notificationsNotAllowed, "cannot serve the notification center on 127.0.0.1:\(port) (--ui-port): \(error)")
                     }
                 }
             }
