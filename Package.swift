@@ -50,6 +50,16 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
+        // What the console's pages and the device's notification center share: loading a target's page files,
+        // the security headers, and the shared scripts (Assets).
+        .target(
+            name: "HeraldPages",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            resources: [.copy("Assets")]
+        ),
         .target(
             name: "HeraldStore",
             dependencies: [
@@ -66,6 +76,7 @@ let package = Package(
                 "HeraldStore",
                 // The console's send form is a provider like any other.
                 "HeraldClient",
+                "HeraldPages",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
@@ -148,6 +159,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 // The notification center page (`herald device --ui-port`).
+                "HeraldPages",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),

@@ -34,20 +34,8 @@ struct DeviceRespond: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let socket = DaemonSocket.path(dataDirectory: URL(fileURLWithPath: dataDirectory))
-        guard DaemonSocket.isListening(at: socket) else {
-            throw ValidationError("no device daemon runs for \(dataDirectory): start `herald device` (it listens on \(socket))")
-        }
-        let request = RespondRequest(bundleID: app, identifier: identifier, action: action, text: text)
-        let result: DaemonResult
-        do {
-            result = try await DaemonClient(path: socket).call(.respond(request))
-        } catch {
-            throw ValidationError(error.localizedDescription)
-        }
-        guard case .responded(let bundleID, let actionIdentifier, let delivery) = result else {
-            throw ValidationError("the device daemon answered with something unexpected")
-        }
+        let (bundleID, actionIdentifier, delivery) = try await RunningDaemon(dataDirectory: dataDirectory).respond(
+            RespondRequest(bundleID: app, identifier: identifier, action: action, text: text))
         if json {
             printNow(
                 String(

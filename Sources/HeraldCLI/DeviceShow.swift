@@ -33,26 +33,12 @@ struct DeviceShow: AsyncParsableCommand {
     var dataDirectory: String = AppIdentity.dataDirectory().path
 
     func run() async throws {
-        let socket = DaemonSocket.path(dataDirectory: URL(fileURLWithPath: dataDirectory))
-        guard DaemonSocket.isListening(at: socket) else {
-            throw ValidationError("no device daemon runs for \(dataDirectory): start `herald device` (it listens on \(socket))")
-        }
-        let client = DaemonClient(path: socket)
-        let expanded: ExpandedNotification
-        do {
-            guard case .expanded(let answer) = try await client.call(.expand(bundleID: app, identifier: identifier)) else {
-                throw ValidationError("the device daemon answered with something unexpected")
-            }
-            expanded = answer
-        } catch let error as ValidationError {
-            throw error
-        } catch {
-            throw ValidationError(error.localizedDescription)
-        }
+        let daemon = try RunningDaemon(dataDirectory: dataDirectory)
+        let expanded = try await daemon.expand(bundleID: app, identifier: identifier)
         let content = expanded.notification.request.content
         let headline = content.title + (content.subtitle.isEmpty ? "" : " — \(content.subtitle)")
         guard let executable = expanded.contentExtension else {
-            return try await showDefault(expanded, headline: headline, client: client)
+            return try await showDefault(expanded, headline: headline, daemon: daemon)
         }
         let hosted: HostedContentExtension
         do {
@@ -62,7 +48,7 @@ struct DeviceShow: AsyncParsableCommand {
                 directory: FileManager.default.temporaryDirectory)
         } catch {
             // The default view, as iOS shows when an extension fails, and why.
-            return try await showDefault(expanded, headline: headline, client: client, failure: error.reason)
+            return try await showDefault(expanded, headline: headline, daemon: daemon, failure: error.reason)
         }
         var actions = expanded.actions.map(\.identifier)
         for output in hosted.opening { if let set = output.actions { actions = set.map(\.identifier) } }
@@ -103,19 +89,19 @@ struct DeviceShow: AsyncParsableCommand {
             printNow("\(action): the extension closed the view")
         case .dismissAndForwardAction?:
             printNow("\(action): the extension closed the view and hands the action to the app")
-            try await forward(action, to: client, app: expanded.bundleID)
+            try await forward(action, to: daemon, app: expanded.bundleID)
         case nil:
             printNow("\(action): the extension did not answer within \(Self.answerBudget); it was closed")
         }
     }
 
     /// The notification without an extension: its title and body, its actions; an action goes to the app at once.
-    private func showDefault(_ expanded: ExpandedNotification, headline: String, client: DaemonClient, failure: String? = nil) async throws {
+    private func showDefault(_ expanded: ExpandedNotification, headline: String, daemon: RunningDaemon, failure: String? = nil) async throws {
         printNow("\(expanded.bundleID) · \(headline)")
         printNow(expanded.notification.request.content.body)
         if let failure { printNow("(the content extension could not draw: \(failure))") }
         printActions(expanded.actions.map(\.identifier))
-        if let action { try await forward(action, to: client, app: expanded.bundleID) }
+        if let action { try await forward(action, to: daemon, app: expanded.bundleID) }
     }
 
     /// How long the extension has to answer an action.
@@ -130,17 +116,9 @@ struct DeviceShow: AsyncParsableCommand {
     }
 
     /// Gives the action to the app's delegate, as `herald device respond` does.
-    private func forward(_ action: String, to client: DaemonClient, app: String) async throws {
-        do {
-            guard
-                case .responded(let bundleID, let actionIdentifier, let delivery) = try await client.call(
-                    .respond(RespondRequest(bundleID: app, identifier: identifier, action: action, text: text)))
-            else { throw ValidationError("the device daemon answered with something unexpected") }
-            printNow("\(bundleID) \(identifier): \(actionIdentifier) — \(delivery)")
-        } catch let error as ValidationError {
-            throw error
-        } catch {
-            throw ValidationError(error.localizedDescription)
-        }
+    private func forward(_ action: String, to daemon: RunningDaemon, app: String) async throws {
+        let (bundleID, actionIdentifier, delivery) = try await daemon.respond(
+            RespondRequest(bundleID: app, identifier: identifier, action: action, text: text))
+        printNow("\(bundleID) \(identifier): \(actionIdentifier) — \(delivery)")
     }
 }

@@ -21,7 +21,7 @@ enum ConsoleServer {
         onListening: @escaping @Sendable (Int) -> Void
     ) throws -> some ApplicationProtocol {
         let router = Router()
-        router.add(middleware: ConsoleSecurityHeaders())
+        router.add(middleware: ConsoleSecurityHeaders.middleware)
         router.get("healthz") { _, _ in
             "ok\n"
         }

@@ -204,24 +204,21 @@ def main():
         driver.get(page)
         episode = wait.until(ready.presence_of_element_located((By.CSS_SELECTOR, f'.card[data-app="{PODCAST}"][data-id="episode-12"]')))
         check("New episode with Ada Lovelace" in episode.text, "the episode is listed, with the title its service extension wrote")
-        wait.until(lambda d: d.execute_script("const i = document.querySelector('.card .thumb'); return i && i.complete && i.naturalWidth > 0;"))
-        check(True, "the card's cover loads from the daemon")
+        check(wait.until(lambda d: d.execute_script("const i = document.querySelector('.card .thumb'); return i && i.complete && i.naturalWidth > 0;")), "the card's cover loads from the daemon")
         driver.save_screenshot(os.path.join(shots, "notification-center.png"))
 
         started = time.time()
         episode.click()
         view = wait.until(ready.visibility_of_element_located((By.CSS_SELECTOR, "#expanded .extension-view")))
         check("Episode 12: the one about push" in view.text, f"the extension's view shows the body ({time.time() - started:.2f} s after the click)")
-        wait.until(lambda d: d.execute_script("const i = document.querySelector('#expanded .v-image'); return i && i.complete && i.naturalWidth == 240;"))
-        check(True, "the extension's view shows the cover the service extension attached")
+        check(wait.until(lambda d: d.execute_script("const i = document.querySelector('#expanded .v-image'); return i && i.complete && i.naturalWidth == 240;")), "the extension's view shows the cover the service extension attached")
         check(not driver.find_elements(By.CSS_SELECTOR, "#expanded .default"), "UNNotificationExtensionDefaultContentHidden: only the extension's view")
         height, width = driver.execute_script("const r = document.querySelector('#expanded .extension-view').getBoundingClientRect(); return [r.height, r.width];")
         check(height >= width * 0.6 - 1, f"UNNotificationExtensionInitialContentSizeRatio 0.6: the view is {height:.0f} px high for {width:.0f} px")
         driver.save_screenshot(os.path.join(shots, "content-extension-expanded.png"))
 
         driver.find_element(By.CSS_SELECTOR, '#expanded .actions button[data-action="later"]').click()
-        wait.until(lambda d: "Saved for later. We'll remind you tonight." in d.find_element(By.CSS_SELECTOR, "#expanded .extension-view").text)
-        check(True, "Later (.doNotDismiss): the view redraws and stays up")
+        check(wait.until(lambda d: "Saved for later. We'll remind you tonight." in d.find_element(By.CSS_SELECTOR, "#expanded .extension-view").text), "Later (.doNotDismiss): the view redraws and stays up")
         driver.save_screenshot(os.path.join(shots, "content-extension-later.png"))
         app_log = os.path.join(device_data, "device", "logs", f"{PODCAST}.log")
         time.sleep(0.5)
@@ -231,8 +228,7 @@ def main():
 
         driver.find_element(By.CSS_SELECTOR, '#expanded .actions button[data-action="listen"]').click()
         wait.until(lambda d: d.find_element(By.ID, "sheet").get_attribute("hidden") is not None)
-        wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, '.card[data-id="episode-12"]'))
-        check(True, "Listen (.dismissAndForwardAction): the view closes and the card goes")
+        check(wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, '.card[data-id="episode-12"]')), "Listen (.dismissAndForwardAction): the view closes and the card goes")
         deadline = time.time() + 20
         while time.time() < deadline and "Playing the episode with Ada Lovelace" not in (open(app_log).read() if os.path.exists(app_log) else ""):
             time.sleep(0.2)

@@ -1,5 +1,6 @@
 package import Foundation
 import HTTPTypes
+package import HeraldPages
 import HeraldWire
 import Hummingbird
 import HummingbirdCore
@@ -22,7 +23,7 @@ package struct NotificationCenterServer: Sendable {
     let secret: String
     let assets: [String: WebAsset]
 
-    package init(services: NotificationCenterServices, secret: String, assets: [String: WebAsset] = WebAsset.bundled) {
+    package init(services: NotificationCenterServices, secret: String, assets: [String: WebAsset] = WebAsset.bundled(target: "HeraldDevice")) {
         self.services = services
         self.secret = secret
         self.assets = assets
@@ -46,7 +47,7 @@ package struct NotificationCenterServer: Sendable {
         var logger = Logger(label: "herald.notification-center")
         logger.logLevel = .critical
         let router = Router()
-        router.add(middleware: PageSecurity())
+        router.add(middleware: Self.securityHeaders)
         let prefix = "/\(secret)/"
         router.get("**") { request, _ -> Response in
             let path = request.uri.path
@@ -88,7 +89,9 @@ package struct NotificationCenterServer: Sendable {
 
     private func asset(_ name: String) -> Response {
         guard let asset = assets[name] else {
-            return Self.text(assets.isEmpty ? .serviceUnavailable : .notFound, assets.isEmpty ? WebAsset.missing + "\n" : "no such asset\n")
+            return Self.text(
+                assets.isEmpty ? .serviceUnavailable : .notFound,
+                assets.isEmpty ? WebAsset.missing(target: "HeraldDevice", pages: "the notification center's page is") + "\n" : "no such asset\n")
         }
         return Response(
             status: .ok, headers: [.contentType: asset.contentType, .cacheControl: "no-cache"],
@@ -120,6 +123,13 @@ package struct NotificationCenterServer: Sendable {
         return origins.allSatisfy { $0 == "http://\(authority)" || $0.hasPrefix("ws://") }
     }
 
+    /// Headers on every answer: only the page's own scripts, styles, images and connection; no referrer (the secret is
+    /// in the address).
+    static let securityHeaders = PageSecurityHeaders(
+        contentSecurityPolicy: "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+            + "frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+        referrerPolicy: "no-referrer")
+
     /// `127.0.0.1`, `[::1]` or `localhost`, with any port.
     static func isLoopback(_ authority: String?) -> Bool {
         guard let authority else { return false }
@@ -138,25 +148,5 @@ package struct NotificationCenterServer: Sendable {
         Response(
             status: status, headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store"],
             body: .init(byteBuffer: ByteBuffer(string: message)))
-    }
-}
-
-/// Headers on every answer: only the page's own scripts, styles, images and connection; no framing; no referrer (the
-/// secret is in the address); no MIME sniffing.
-private struct PageSecurity: RouterMiddleware {
-    typealias Context = BasicRequestContext
-    static let contentSecurityPolicy =
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
-        + "frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
-    private static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
-    private static let frameOptions = HTTPField.Name("X-Frame-Options")!
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        var response = try await next(request, context)
-        response.headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
-        response.headers[.xContentTypeOptions] = "nosniff"
-        response.headers[Self.referrerPolicy] = "no-referrer"
-        response.headers[Self.frameOptions] = "DENY"
-        return response
     }
 }

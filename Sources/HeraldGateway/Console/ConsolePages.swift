@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import HeraldPages
 import Hummingbird
 import NIOCore
 
@@ -10,14 +11,9 @@ struct ConsolePages: Sendable {
     let auth: ConsoleAuth
     /// The console is served over HTTPS: its cookie is `Secure`.
     let secure: Bool
-    let assets: [String: Asset]
+    let assets: [String: WebAsset]
 
-    struct Asset: Sendable {
-        var contentType: String
-        var bytes: [UInt8]
-    }
-
-    init(auth: ConsoleAuth, secure: Bool, assets: [String: Asset] = Self.bundledAssets) {
+    init(auth: ConsoleAuth, secure: Bool, assets: [String: WebAsset] = Self.bundledAssets) {
         self.auth = auth
         self.secure = secure
         self.assets = assets
@@ -119,49 +115,18 @@ struct ConsolePages: Sendable {
         return nil
     }
 
-    /// The pages, scripts and styles in `herald_HeraldGateway.resources/Assets` beside the executable (SwiftPM puts
-    /// the resource bundle there); empty when it is missing (a binary copied without it), and the pages say so.
-    static let bundledAssets: [String: Asset] = {
-        let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath()
-        let directories = [Bundle.main.bundleURL, executable.deletingLastPathComponent()].map {
-            $0.appendingPathComponent("herald_HeraldGateway.resources/Assets")
-        }
-        let types = ["html": "text/html; charset=utf-8", "css": "text/css; charset=utf-8", "js": "text/javascript; charset=utf-8"]
-        for directory in directories {
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { continue }
-            var assets: [String: Asset] = [:]
-            for name in names {
-                guard let type = types[(name as NSString).pathExtension],
-                    let bytes = FileManager.default.contents(atPath: directory.appendingPathComponent(name).path)
-                else { continue }
-                assets[name] = Asset(contentType: type, bytes: Array(bytes))
-            }
-            return assets
-        }
-        return [:]
-    }()
+    /// The pages, scripts and styles in the binary's resources (`Console/Assets` and the shared ones).
+    static let bundledAssets = WebAsset.bundled(target: "HeraldGateway")
 
-    static let missingAssets = "the console's pages are missing: the directory herald_HeraldGateway.resources must sit beside the herald binary"
+    static let missingAssets = WebAsset.missing(target: "HeraldGateway", pages: "the console's pages are")
 }
 
 /// Headers on every console response: only the console's own scripts, styles and connections; no framing, no
 /// referrer beyond the console, no MIME sniffing. (`same-origin`, not `no-referrer`: with `no-referrer` browsers
 /// send `Origin: null` on the sign-in form's POST, which the origin check must refuse.)
-struct ConsoleSecurityHeaders: RouterMiddleware {
-    typealias Context = BasicRequestContext
-    static let contentSecurityPolicy =
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; "
-        + "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
-
-    private static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
-    private static let frameOptions = HTTPField.Name("X-Frame-Options")!
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        var response = try await next(request, context)
-        response.headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
-        response.headers[.xContentTypeOptions] = "nosniff"
-        response.headers[Self.referrerPolicy] = "same-origin"
-        response.headers[Self.frameOptions] = "DENY"
-        return response
-    }
+enum ConsoleSecurityHeaders {
+    static let middleware = PageSecurityHeaders(
+        contentSecurityPolicy: "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; "
+            + "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+        referrerPolicy: "same-origin")
 }

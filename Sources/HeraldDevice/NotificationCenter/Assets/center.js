@@ -2,23 +2,11 @@
 // one expands it as a long press does on iOS: its app's content extension runs in the daemon and draws here (its view
 // arrives as a tree, drawn below), the person's clicks and actions go to it, and what it answers decides whether the
 // view stays, closes, or closes and the app hears of the action. Everything travels on one WebSocket (`live`).
+import { el } from "./elements.js";
+
 const defaultAction = "com.apple.UNNotificationDefaultActionIdentifier";
 const dismissAction = "com.apple.UNNotificationDismissActionIdentifier";
 const field = (id) => document.getElementById(id);
-
-/// An element with attributes (`class`, `text`, `on…` handlers, anything else as an attribute) and children.
-function el(tag, attributes = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) {
-    if (value === undefined || value === null || value === false) continue;
-    if (name === "text") node.textContent = value;
-    else if (name === "class") node.className = value;
-    else if (name.startsWith("on")) node.addEventListener(name.slice(2), value);
-    else node.setAttribute(name, value === true ? "" : value);
-  }
-  node.append(...children.filter((child) => child !== undefined && child !== null));
-  return node;
-}
 
 let socket;
 let retry = 500;

@@ -1,5 +1,8 @@
 // What every console page shares: the session (its CSRF token), the JSON API helper, element building and the
 // header with the pages' navigation. A page imports it and fills its own <main>.
+import { el } from "/assets/elements.js";
+
+export { el };
 export const session = await (await fetch("/v1/session")).json();
 
 const pages = [
@@ -32,20 +35,6 @@ export async function call(path, options = {}) {
   let body = {};
   try { body = text ? JSON.parse(text) : {}; } catch { body = { reason: "BadAnswer", message: text }; }
   return { status: response.status, body };
-}
-
-/// An element with attributes (`class`, `text`, `on…` handlers, anything else as an attribute) and children.
-export function el(tag, attributes = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) {
-    if (value === undefined || value === null || value === false) continue;
-    if (name === "text") node.textContent = value;
-    else if (name === "class") node.className = value;
-    else if (name.startsWith("on")) node.addEventListener(name.slice(2), value);
-    else node.setAttribute(name, value === true ? "" : value);
-  }
-  node.append(...children.filter((child) => child !== undefined && child !== null));
-  return node;
 }
 
 /// A time as the person's clock shows it, with milliseconds.
