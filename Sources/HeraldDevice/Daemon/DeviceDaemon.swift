@@ -107,9 +107,11 @@ package final class DeviceDaemon: Sendable {
             describe: { card in
                 let categories = card.categoryIdentifier == nil ? [] : (try? await store.perform { try $0.categories(of: card.topic) }) ?? []
                 let category = card.categoryIdentifier ?? ""
+                // The installed app, read once: its name and icon, and whether it has a content extension for the category.
+                let manifest = (try? apps.app(bundleID: card.topic)) ?? nil
                 return Presentation(
-                    card: card, app: app(card.topic), category: categories.first { $0.identifier == category },
-                    hasContentExtension: !category.isEmpty && (try? apps.app(bundleID: card.topic))??.contentExtension(forCategory: category) != nil)
+                    card: card, app: Presentation.App(manifest, bundleID: card.topic), category: categories.first { $0.identifier == category },
+                    hasContentExtension: !category.isEmpty && manifest?.contentExtension(forCategory: category) != nil)
             }, app: app)
         engine = LocalEngine(
             store: store, calendar: .current, prompt: prompt, presenter: presentation,

@@ -139,7 +139,6 @@ final class NotificationCenterConnection: Sendable {
         case "expand":
             guard let app = text("app"), let identifier = text("id") else { return }
             if let hosted = expanded?.hosted { Task { await hosted.close() } }
-            expanded = nil
             generation += 1
             expanded = try await expand(Presentation.ID(bundleID: app, identifier: identifier), generation: generation, send: send)
         case "collapse":
