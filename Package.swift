@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "herald", targets: ["herald"]),
         .library(name: "HeraldWire", targets: ["HeraldWire"]),
         .library(name: "HeraldStore", targets: ["HeraldStore"]),
+        .library(name: "HeraldPostgres", targets: ["HeraldPostgres"]),
         .library(name: "HeraldGateway", targets: ["HeraldGateway"]),
         .library(name: "HeraldClient", targets: ["HeraldClient"]),
         .library(name: "HeraldCLI", targets: ["HeraldCLI"]),
@@ -30,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         .target(
@@ -66,6 +68,19 @@ let package = Package(
                 "HeraldWire",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
+        ),
+        // The store several gateway nodes share: PostgreSQL, through PostgresNIO.
+        .target(
+            name: "HeraldPostgres",
+            dependencies: [
+                "HeraldStore",
+                "HeraldWire",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         .target(
@@ -173,6 +188,7 @@ let package = Package(
             dependencies: [
                 "HeraldWire",
                 "HeraldStore",
+                "HeraldPostgres",
                 "HeraldGateway",
                 "HeraldClient",
                 "UserNotifications",
@@ -226,9 +242,11 @@ let package = Package(
                 "HeraldDevice",
                 "HeraldClient",
                 "HeraldStore",
+                "HeraldPostgres",
                 "HeraldGateway",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
@@ -242,6 +260,14 @@ let package = Package(
         .testTarget(
             name: "HeraldStoreTests",
             dependencies: ["HeraldStore", "HeraldTesting", "HeraldWire", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .testTarget(
+            name: "HeraldPostgresTests",
+            dependencies: [
+                "HeraldPostgres", "HeraldStore", "HeraldTesting", "HeraldWire",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "HeraldGatewayTests",
