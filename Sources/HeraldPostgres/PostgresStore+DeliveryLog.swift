@@ -11,8 +11,8 @@ extension PostgresStore {
     }
 
     /// Tokens a prefix search visits one by one before it takes the newest of the whole range at once instead. A visit
-    /// costs about 15 µs (a million notifications to 4,000 tokens: a prefix of 250 tokens answers in 4 ms; past the
-    /// budget, in about 1).
+    /// costs about 10 µs: with a million notifications to 4,000 tokens, a page of 50 for one token takes 0.5 ms, for a
+    /// prefix of 16 tokens 0.7 ms, of 250 (past the budget) 2 ms, and of all 4,000 tokens 2 ms.
     static let tokenBudget = 200
 
     func notifications(

@@ -70,16 +70,16 @@ extension PostgresStore {
         while true {
             do {
                 let value: Value? = try await client.withConnection { connection in
-                    guard !connection.isClosed else { return nil }
-                    call.leased(connection)
-                    defer { call.leased(nil) }
+                    // Past the deadline nothing more starts.
+                    guard !connection.isClosed, call.start(on: connection) else { return nil }
+                    defer { call.end() }
                     return try await body(connection)
                 }
                 if let value { return value }
             } catch let error as PSQLError where !retried && call.isRunning && Self.connectionClosed.contains(error.code) {
                 retried = true
             }
-            try Task.checkCancellation()
+            guard call.isRunning else { throw CancellationError() }
         }
     }
 
@@ -160,9 +160,18 @@ private final class Call: Sendable {
         return false
     }
 
-    /// The connection the call now runs on (nil: none).
-    func leased(_ connection: PostgresConnection?) {
-        state.withLock { $0.connection = connection }
+    /// Records that the call runs on `connection` now; false (and it must not) once past its deadline.
+    func start(on connection: PostgresConnection) -> Bool {
+        state.withLock { state in
+            guard case .running = state.outcome else { return false }
+            state.connection = connection
+            return true
+        }
+    }
+
+    /// Records that the call no longer runs on a connection.
+    func end() {
+        state.withLock { $0.connection = nil }
     }
 
     /// Marks the call as past its deadline; the connection it runs on, if any, for the deadline to close.

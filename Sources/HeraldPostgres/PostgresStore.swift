@@ -14,8 +14,9 @@ import Synchronization
 ///
 /// ```swift
 /// let store = try await PostgresStore(url: "postgres://herald@db.example.com/herald", nodeID: UUID().uuidString, logger: logger)
-/// defer { Task { await store.close() } }
 /// let committed = try await store.insertNotifications(batch)
+/// …
+/// await store.close()
 /// ```
 public final class PostgresStore: ClusterStore {
     public let nodeID: String
@@ -36,6 +37,7 @@ public final class PostgresStore: ClusterStore {
     /// - Parameters:
     ///   - url: `postgres://USER:PASSWORD@HOST:PORT/DATABASE` (``PostgresURL`` says what it may hold).
     ///   - nodeID: This node's id, for ``ClusterStore``: unique for each run of a node.
+    ///   - configuration: Deadlines and the pool's size (``Configuration``).
     ///   - logger: Where the store, its pool and its connections log.
     /// - Throws: ``StoreError`` `.unavailable` when the URL is wrong, the server cannot be reached within
     ///   ``Configuration/connectTimeout``, or its schema is newer than this binary knows.
