@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# A throwaway PostgreSQL server for the tests: a new cluster (initdb) in DIR, listening on a free loopback port with
-# trust authentication, fsync on (as a real server: the store's durability is what is tested).
+# A throwaway PostgreSQL server for the tests: a new cluster (initdb) in DIR, listening on a free loopback port (TCP
+# only) with trust authentication, fsync on (as a real server: the store's durability is what is tested).
 #
 #   scripts/postgres-test-server.sh start DIR    creates DIR, starts the server, prints its maintenance URL
 #                                                (postgres://herald@127.0.0.1:PORT/postgres), also kept in DIR/url
@@ -89,7 +89,7 @@ case "$command" in
 # scripts/postgres-test-server.sh (attempt $attempt)
 listen_addresses = '127.0.0.1'
 port = $port
-unix_socket_directories = '$dir'
+unix_socket_directories = ''
 fsync = on
 synchronous_commit = on
 max_connections = 400
