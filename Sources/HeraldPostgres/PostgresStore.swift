@@ -38,11 +38,13 @@ public final class PostgresStore: ClusterStore {
     ///   - url: `postgres://USER:PASSWORD@HOST:PORT/DATABASE` (``PostgresURL`` says what it may hold).
     ///   - nodeID: This node's id, for ``ClusterStore``: unique for each run of a node.
     ///   - configuration: Deadlines and the pool's size (``Configuration``).
-    ///   - logger: Where the store, its pool and its connections log.
+    ///   - logger: Where the store, its pool and its connections log (at `debug` at most: PostgresNIO's protocol trace
+    ///     would show tokens and payloads).
     /// - Throws: ``StoreError`` `.unavailable` when the URL is wrong, the server cannot be reached within
     ///   ``Configuration/connectTimeout``, or its schema is newer than this binary knows.
     public init(url: String, nodeID: String, configuration: Configuration = Configuration(), logger: Logger) async throws(StoreError) {
         let url = try PostgresURL(url)
+        let logger = logger.withoutProtocolTrace
         let connectionConfiguration = try url.connectionConfiguration(connectTimeout: configuration.connectTimeout)
         _ = try await Self.migrate(url, connectionConfiguration, logger: logger)
         let lockTimeout = Int((configuration.requestTimeout / 2) / .milliseconds(1))
@@ -80,7 +82,7 @@ public final class PostgresStore: ClusterStore {
     ///   schema is newer than this binary knows.
     public static func migrate(url: String, logger: Logger) async throws(StoreError) -> (from: Int, to: Int) {
         let url = try PostgresURL(url)
-        return try await migrate(url, url.connectionConfiguration(connectTimeout: .seconds(10)), logger: logger)
+        return try await migrate(url, url.connectionConfiguration(connectTimeout: .seconds(10)), logger: logger.withoutProtocolTrace)
     }
 
     private static func migrate(

@@ -94,3 +94,30 @@ import Testing
         }
     }
 }
+
+/// No level of logging shows what a notification holds: PostgresNIO's protocol trace dumps the bytes of rows (a
+/// notification's id and apns-id, a device's token), so the store never lets it trace.
+@Suite(.enabled(if: PostgresTestDatabase.isConfigured)) struct PostgresLoggingTests {
+    @Test func aTraceLoggerSeesNoTokenNorPayload() async throws {
+        let capture = LogCapture()
+        let database = try await PostgresTestDatabase.create()
+        let store = try await PostgresStore(url: database.url, nodeID: "node", logger: capture.logger())
+        let device = try await store.register(owner: "device-a", bundleID: "com.example.log", environment: .development, at: Date())
+        let payload = #"{"aps":{"alert":"a secret of the user"}}"#
+        let notification = StoredNotification(
+            apnsID: UUID(), uniqueID: UUID(), deviceToken: device.token, bundleID: "com.example.log", topic: "com.example.log",
+            pushType: .alert, priority: .immediate, expiration: nil, collapseID: nil, payload: Data(payload.utf8),
+            receivedAt: Date(timeIntervalSince1970: 1_700_000_000))
+        let committed = try await store.insertNotifications([notification])
+        #expect(try await store.notifications(matching: .deviceTokenPrefix(String(device.token.hex.prefix(6))), before: nil, limit: 5) == committed)
+        #expect(try await store.device(device.token) == device)
+        await store.close()
+        try await database.drop()
+        let lines = capture.text.split(separator: "\n")
+        #expect(!lines.isEmpty)
+        #expect(!lines.contains { $0.hasPrefix("trace ") })
+        for secret in [device.token.hex, Data(device.token.hex.utf8).prefix(16).hexString, notification.apnsID.bytes.hexString, payload] {
+            #expect(!capture.text.contains(secret.prefix(16)))
+        }
+    }
+}
