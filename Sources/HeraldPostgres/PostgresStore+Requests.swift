@@ -19,41 +19,37 @@ extension PostgresStore {
     ) async throws(StoreError) -> Value {
         guard !listeners.isClosed else { throw StoreError(.unavailable, "cannot \(what()): the store is closed") }
         let call = Call()
-        let value: Value
+        let outcome: DeadlineOutcome<Value>
         do {
-            value = try await withThrowingTaskGroup(of: Value?.self) { [client, configuration] group in
-                group.addTask { try await Self.run(body, on: client, for: call) }
-                group.addTask {
-                    try await Task.sleep(for: configuration.requestTimeout)
-                    // Closing the connection makes a query waiting on it fail at once. Once it is closed the pool
-                    // knows, so the next call cannot be given it.
-                    if let connection = call.timeOut() {
-                        let _: EventLoopFuture<Void> = connection.close()
-                        try? await connection.closeFuture.get()
-                    }
-                    return nil
+            outcome = try await withDeadline(configuration.requestTimeout) {
+                // Closing the connection makes a query waiting on it fail at once. Once it is closed the pool knows,
+                // so the next call cannot be given it.
+                if let connection = call.timeOut() {
+                    let _: EventLoopFuture<Void> = connection.close()
+                    try? await connection.closeFuture.get()
                 }
-                defer { group.cancelAll() }
-                while let next = try await group.next() {
-                    if let value = next { return value }
-                    throw CancellationError()  // timed out: `call` says how
-                }
-                throw CancellationError()
+            } _: { [client] in
+                try await Self.run(body, on: client, for: call)
             }
         } catch {
-            switch call.outcome {
-            case .timedOut(leased: true):
-                throw StoreError(
-                    .unavailable, "cannot \(what()): PostgreSQL at \(url.endpoint) did not answer within \(configuration.requestTimeout)")
-            case .timedOut(leased: false):
-                throw await unreachable(cannot: what())
-            case .running where Self.failedBeforeReachingTheServer(error):
-                throw await unreachable(cannot: what())
-            case .running:
-                throw StoreError.postgres(error, cannot: what(), at: url.endpoint)
-            }
+            // The connection may have failed the call as the deadline closed it: the deadline is what happened.
+            guard case .running = call.outcome else { throw await timedOut(call, cannot: what()) }
+            if error is CancellationError { throw StoreError(.unavailable, "cannot \(what()): the call was cancelled", underlying: error) }
+            if Self.failedBeforeReachingTheServer(error) { throw await unreachable(cannot: what()) }
+            throw StoreError.postgres(error, cannot: what(), at: url.endpoint)
         }
-        return value
+        switch outcome {
+        case .finished(let value): return value
+        case .timedOut: throw await timedOut(call, cannot: what())
+        }
+    }
+
+    /// The failure of a call past its deadline: the server did not answer on its connection, or no connection came.
+    private func timedOut(_ call: Call, cannot what: String) async -> StoreError {
+        guard case .timedOut(leased: false) = call.outcome else {
+            return StoreError(.unavailable, "cannot \(what): PostgreSQL at \(url.endpoint) did not answer within \(configuration.requestTimeout)")
+        }
+        return await unreachable(cannot: what)
     }
 
     /// Runs `body` on a connection of the pool.
@@ -87,7 +83,7 @@ extension PostgresStore {
     private static let connectionClosed: Set<PSQLError.Code> = [.clientClosedConnection, .serverClosedConnection, .uncleanShutdown]
 
     /// Whether `error` came from the pool rather than a connection: the pool gives up leasing once connection attempts
-    /// have failed for a minute (its circuit breaker), and says nothing of why.
+    /// have failed for a minute (its circuit breaker), and says nothing of why. (A cancelled call is not asked.)
     private static func failedBeforeReachingTheServer(_ error: any Error) -> Bool {
         !(error is PSQLError || error is PostgresDecodingError || error is StoreError)
     }

@@ -147,6 +147,23 @@ import Testing
         }
     }
 
+    /// A call whose task is cancelled returns at once, saying so, even from a wait no one can cancel (a query).
+    @Test func aCancelledCallReturnsAtOnce() async throws {
+        try await PostgresTesting.withStore { store, _ in
+            let call = Task {
+                try await store.withConnection("sleep") { connection in
+                    _ = try await connection.query("SELECT pg_sleep(3)", logger: PostgresTesting.logger).collect()
+                }
+            }
+            try await Task.sleep(for: .milliseconds(200))
+            let started = ContinuousClock.now
+            call.cancel()
+            let error = await #expect(throws: StoreError.self) { try await call.value }
+            #expect(ContinuousClock.now - started < .seconds(2))
+            #expect(error?.message == "cannot sleep: the call was cancelled")
+        }
+    }
+
     /// Waits until `condition` holds, at most 10 seconds.
     private static func waitUntil(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let deadline = ContinuousClock.now + .seconds(10)
