@@ -1,16 +1,32 @@
 import Configuration
 
 /// One `herald serve` setting, spelled one way in each place it can be set: the flag `--provider-port`, the
-/// environment variable `HERALD_PROVIDER_PORT` and the key `"provider-port"` of the configuration file.
-struct ServeSettingKey: Hashable, Sendable, CustomStringConvertible {
-    /// The flag without its dashes; the configuration file's key.
-    let name: String
-    /// What the value is: the file must hold a JSON value of this type, and the environment variable's text must
-    /// read as one.
-    let type: ConfigType
-    /// What a value must be, for a message that says it: "a port from 0 to 65535".
-    let requirement: String
+/// environment variable `HERALD_PROVIDER_PORT` and the key `"provider-port"` of the configuration file. The cases
+/// are in the order `--print-config` lists them.
+enum ServeSettingKey: String, CaseIterable, Sendable, CustomStringConvertible {
+    /// The configuration file itself: a flag or an environment variable, not a key of the file.
+    case config
+    case dataDirectory = "data-dir"
+    case host
+    case consoleHost = "console-host"
+    case providerPort = "provider-port"
+    case devicePort = "device-port"
+    case consolePort = "console-port"
+    case plaintext
+    case environment
+    case store
+    case tlsCertificate = "tls-cert"
+    case tlsKey = "tls-key"
+    case idleTimeout = "idle-timeout"
+    case deviceRateLimit = "device-rate-limit"
+    case quiet
+    case nodeName = "node-name"
 
+    /// Every setting a configuration file may hold.
+    static let fileKeys = allCases.filter { $0 != .config }
+
+    /// The flag without its dashes; the configuration file's key.
+    var name: String { rawValue }
     var description: String { name }
     var flag: String { "--\(name)" }
     /// `HERALD_` and the name in capitals, with underscores for dashes, as swift-configuration encodes the key
@@ -18,33 +34,34 @@ struct ServeSettingKey: Hashable, Sendable, CustomStringConvertible {
     var environmentVariable: String { "HERALD_" + name.uppercased().replacing("-", with: "_") }
     var configKey: AbsoluteConfigKey { AbsoluteConfigKey([name]) }
 
-    /// The configuration file itself: a flag or an environment variable, not a key of the file.
-    static let config = Self(name: "config", type: .string, requirement: "the path of a JSON configuration file")
-    static let dataDirectory = Self(name: "data-dir", type: .string, requirement: "a directory")
-    static let host = Self(name: "host", type: .string, requirement: "an address to listen on")
-    static let consoleHost = Self(name: "console-host", type: .string, requirement: "an address to listen on")
-    static let providerPort = Self(name: "provider-port", type: .int, requirement: "a port from 0 to 65535")
-    static let devicePort = Self(name: "device-port", type: .int, requirement: "a port from 0 to 65535")
-    static let consolePort = Self(name: "console-port", type: .int, requirement: "a port from 0 to 65535")
-    static let plaintext = Self(name: "plaintext", type: .bool, requirement: "true or false")
-    static let environment = Self(name: "environment", type: .string, requirement: "development or production")
-    static let store = Self(name: "store", type: .string, requirement: "sqlite, a path to a SQLite file or a postgres:// URL")
-    static let tlsCertificate = Self(name: "tls-cert", type: .string, requirement: "the path of a PEM certificate")
-    static let tlsKey = Self(name: "tls-key", type: .string, requirement: "the path of a PEM private key")
-    static let idleTimeout = Self(name: "idle-timeout", type: .int, requirement: "a number of seconds, at least 1")
-    static let deviceRateLimit = Self(name: "device-rate-limit", type: .double, requirement: "a number of notifications per second above 0")
-    static let quiet = Self(name: "quiet", type: .bool, requirement: "true or false")
-    static let nodeName = Self(
-        name: "node-name", type: .string, requirement: "a name of 1 to 255 characters without spaces or control characters")
+    /// What the value is: the file must hold a JSON value of this type, and the environment variable's text must
+    /// read as one.
+    var type: ConfigType {
+        switch self {
+        case .config, .dataDirectory, .host, .consoleHost, .environment, .store, .tlsCertificate, .tlsKey, .nodeName: .string
+        case .providerPort, .devicePort, .consolePort, .idleTimeout: .int
+        case .deviceRateLimit: .double
+        case .plaintext, .quiet: .bool
+        }
+    }
 
-    /// Every setting a configuration file may hold, in the order `--print-config` lists them.
-    static let fileKeys: [Self] = [
-        .dataDirectory, .host, .consoleHost, .providerPort, .devicePort, .consolePort, .plaintext, .environment, .store,
-        .tlsCertificate, .tlsKey, .idleTimeout, .deviceRateLimit, .quiet, .nodeName,
-    ]
-
-    /// Every setting: the configuration file, then what it may hold.
-    static let all: [Self] = [.config] + fileKeys
+    /// What a value must be, for a message that says it: "a port from 0 to 65535".
+    var requirement: String {
+        switch self {
+        case .config: "the path of a JSON configuration file"
+        case .dataDirectory: "a directory"
+        case .host, .consoleHost: "an address to listen on"
+        case .providerPort, .devicePort, .consolePort: "a port from 0 to 65535"
+        case .plaintext, .quiet: "true or false"
+        case .environment: "development or production"
+        case .store: "sqlite, a path to a SQLite file or a postgres:// URL"
+        case .tlsCertificate: "the path of a PEM certificate"
+        case .tlsKey: "the path of a PEM private key"
+        case .idleTimeout: "a number of seconds, at least 1"
+        case .deviceRateLimit: "a number of notifications per second above 0"
+        case .nodeName: "a name of 1 to 255 characters without spaces or control characters"
+        }
+    }
 }
 
 extension ServeSettingKey {

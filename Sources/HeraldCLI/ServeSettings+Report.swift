@@ -14,7 +14,7 @@ extension ServeSettings {
     /// store              postgres://herald:****@db/herald   environment HERALD_STORE
     /// ```
     func report(environment: [String: String]) -> String {
-        let rows = ServeSettingKey.all.map { key in
+        let rows = ServeSettingKey.allCases.map { key in
             (
                 key.name, displayValue(of: key),
                 key == .nodeName && givenNodeName == nil ? "default (host name:provider port)" : origin(of: key).label(key)
@@ -26,7 +26,7 @@ extension ServeSettings {
         for (name, value, origin) in rows {
             lines.append(name.padding(to: nameWidth + 2) + value.padding(to: valueWidth + 2) + origin)
         }
-        let read = Set(ServeSettingKey.all.map(\.environmentVariable) + [LogLevelSetting.variable])
+        let read = Set(ServeSettingKey.allCases.map(\.environmentVariable) + [LogLevelSetting.variable])
         let unread = environment.keys.filter { $0.hasPrefix("HERALD_") && !read.contains($0) }.sorted()
         if !unread.isEmpty {
             lines.append("note: herald serve does not read \(unread.joined(separator: ", ")) (a misspelled setting?)")
@@ -53,7 +53,6 @@ extension ServeSettings {
         case .deviceRateLimit: deviceRateLimit == deviceRateLimit.rounded() ? String(Int(deviceRateLimit)) : String(deviceRateLimit)
         case .quiet: String(quiet)
         case .nodeName: nodeName
-        default: "?"
         }
     }
 

@@ -48,7 +48,7 @@ import Testing
         #expect(settings.tlsCertificate == nil && settings.tlsKey == nil && settings.configFile == nil)
         #expect(settings.idleTimeout == 3600 && settings.deviceRateLimit == 2000)
         #expect(settings.nodeName == "\(ProcessInfo.processInfo.hostName):2197")
-        #expect(ServeSettingKey.all.allSatisfy { settings.origin(of: $0) == .builtInDefault })
+        #expect(ServeSettingKey.allCases.allSatisfy { settings.origin(of: $0) == .builtInDefault })
     }
 
     @Test func aFlagWinsOverTheEnvironmentWhichWinsOverTheFileWhichWinsOverTheDefault() throws {
@@ -101,7 +101,7 @@ import Testing
     ]
 
     @Test(arguments: samples) func everySettingComesFromEachPlace(_ sample: Sample) throws {
-        let key = try #require(ServeSettingKey.fileKeys.first { $0.name == sample.key })
+        let key = try #require(ServeSettingKey(rawValue: sample.key))
         let fromFlag = try Self.settings(sample.flag)
         let fromEnvironment = try Self.settings(environment: [key.environmentVariable: sample.variable])
         let config = try Self.file(#"{"\#(sample.key)": \#(sample.json)}"#)
