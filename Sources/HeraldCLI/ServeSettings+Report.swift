@@ -7,7 +7,7 @@ extension ServeSettings {
     /// `HERALD_*` variable of `environment` that `herald serve` does not read, the usual sign of a misspelled one.
     ///
     /// ```
-    /// # herald serve: the effective configuration (a flag wins over HERALD_*, which wins over the file)
+    /// # herald serve: the effective configuration (a flag wins over HERALD_*, which wins over the file, …)
     /// config             /etc/herald/herald.json            environment HERALD_CONFIG
     /// data-dir           /var/lib/herald                    file /etc/herald/herald.json
     /// host               0.0.0.0                            environment HERALD_HOST
