@@ -32,7 +32,11 @@ struct DataDirectoryOption: ParsableArguments {
 
     /// Creates the directory (0700) when missing, saying so unless `quietly`.
     func prepare(quietly: Bool = false) throws -> DataDirectory {
-        let directory = self.directory
+        try Self.prepare(directory, quietly: quietly)
+    }
+
+    /// Creates `directory` (0700) when missing, saying so unless `quietly`.
+    static func prepare(_ directory: DataDirectory, quietly: Bool = false) throws -> DataDirectory {
         let isNew = !FileManager.default.fileExists(atPath: directory.storePath)
         do {
             try directory.prepare()
