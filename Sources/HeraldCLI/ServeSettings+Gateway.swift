@@ -17,6 +17,7 @@ extension ServeSettings {
         configuration.idleTimeout = .seconds(Int64(idleTimeout))
         configuration.deviceTokenRatePerSecond = deviceRateLimit
         configuration.deviceTokenBurst = deviceRateLimit * 2
+        configuration.nodeName = givenNodeName  // else the gateway's default, with the port it bound
         return configuration
     }
 }
