@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "herald", targets: ["herald"]),
         .library(name: "HeraldWire", targets: ["HeraldWire"]),
         .library(name: "HeraldStore", targets: ["HeraldStore"]),
+        .library(name: "HeraldPostgres", targets: ["HeraldPostgres"]),
         .library(name: "HeraldGateway", targets: ["HeraldGateway"]),
         .library(name: "HeraldClient", targets: ["HeraldClient"]),
         .library(name: "HeraldCLI", targets: ["HeraldCLI"]),
@@ -34,6 +35,7 @@ let package = Package(
         // traits: the file is JSON read by HeraldWire's strict parser (ServeConfigFile says why), and Hummingbird
         // already builds this package without traits, so it adds nothing to a build; YAML would add Yams.
         .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: []),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         .target(
@@ -70,6 +72,19 @@ let package = Package(
                 "HeraldWire",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
+        ),
+        // The store several gateway nodes share: PostgreSQL, through PostgresNIO.
+        .target(
+            name: "HeraldPostgres",
+            dependencies: [
+                "HeraldStore",
+                "HeraldWire",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         .target(
@@ -177,6 +192,7 @@ let package = Package(
             dependencies: [
                 "HeraldWire",
                 "HeraldStore",
+                "HeraldPostgres",
                 "HeraldGateway",
                 "HeraldClient",
                 "UserNotifications",
@@ -231,9 +247,11 @@ let package = Package(
                 "HeraldDevice",
                 "HeraldClient",
                 "HeraldStore",
+                "HeraldPostgres",
                 "HeraldGateway",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
@@ -247,6 +265,14 @@ let package = Package(
         .testTarget(
             name: "HeraldStoreTests",
             dependencies: ["HeraldStore", "HeraldTesting", "HeraldWire", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .testTarget(
+            name: "HeraldPostgresTests",
+            dependencies: [
+                "HeraldPostgres", "HeraldStore", "HeraldTesting", "HeraldWire",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "HeraldGatewayTests",

@@ -4,8 +4,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # chromium, chromium-driver and python3-selenium drive the console's and the device's pages in a real browser
-# (Tests/Browser).
-packages=(libsqlite3-dev zlib1g-dev libsystemd-dev dbus-daemon chromium chromium-driver python3-selenium curl)
+# (Tests/Browser); postgresql is the server the PostgreSQL store's tests run against (a throwaway one, below).
+packages=(libsqlite3-dev zlib1g-dev libsystemd-dev dbus-daemon chromium chromium-driver python3-selenium curl postgresql)
 missing=()
 for package in "${packages[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
@@ -20,6 +20,15 @@ fi
 # The tree stays formatted (.swift-format; `swift format format -i -r --parallel Sources Tests Examples Package.swift`).
 swift format lint --strict --parallel -r Sources Tests Examples Package.swift
 swift build --build-tests
+# A throwaway PostgreSQL server for the PostgreSQL store's tests (each makes a database of its own on it), removed on
+# exit whatever the outcome. Its tests are skipped where HERALD_TEST_POSTGRES_URL is unset; here it is always set.
+postgres_dir=$(mktemp -d -u "${TMPDIR:-/tmp}/herald-test-postgres.XXXXXX")
+trap 'scripts/postgres-test-server.sh stop "$postgres_dir"' EXIT
+if ! HERALD_TEST_POSTGRES_URL=$(scripts/postgres-test-server.sh start "$postgres_dir"); then
+  echo "the test PostgreSQL server did not start; the PostgreSQL store cannot be tested" >&2
+  exit 1
+fi
+export HERALD_TEST_POSTGRES_URL
 # In parallel (about 25 s on 2 cores; 80 s serially). Child processes start through CSpawn's posix_spawn, not
 # Foundation's Process.run(), which crashed now and then with many descriptors open (swift-corelibs-foundation#5472),
 # and protocol timers are tested on virtual time: 12 of 12 parallel runs green, 2 of them with one core kept busy.

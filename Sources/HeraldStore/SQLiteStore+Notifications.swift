@@ -31,7 +31,7 @@ extension SQLiteStore {
         var committed = batch
         for index in committed.indices {
             var notification = committed[index]
-            notification.delivery = Self.admission(of: notification)
+            notification.delivery = notification.admission
             var row = try ParameterBinder(insert)
             try row.bind(notification.apnsID)
             try row.bind(notification.uniqueID)
@@ -59,17 +59,6 @@ extension SQLiteStore {
             committed[index] = notification
         }
         return committed
-    }
-
-    /// The delivery state a notification starts in: a virtual device keeps everything for the log; an
-    /// offline device stores it unless its expiration is 0; an online device gets it pushed.
-    private static func admission(of notification: StoredNotification) -> Delivery {
-        guard notification.deviceID != nil else { return Delivery(storedAt: notification.receivedAt) }
-        guard notification.offlinePolicy != nil else { return Delivery() }
-        if notification.expiration == 0 {
-            return Delivery(state: .discarded, discardedAt: notification.receivedAt, discardReason: .expired)
-        }
-        return Delivery(storedAt: notification.receivedAt)
     }
 
     /// What one app on one device has pending (arguments: the device id, the token), found through the

@@ -61,7 +61,7 @@ import Testing
             }
             _ = try await store.insertNotifications(batch)
         }
-        let range = try #require(SQLiteStore.TokenRange(prefix: "ab"))
+        let range = try #require(TokenRange(prefix: "ab"))
         for (before, limit) in [(Int64.max, 50), (Int64.max, 7), (200, 7), (100, 1), (20, 50)] {
             let walked = try await store.logIDs(in: range, before: before, limit: limit)
             let budgeted = try await store.logIDs(in: range, before: before, limit: limit, tokenBudget: 2)
@@ -119,11 +119,11 @@ import Testing
     }
 
     @Test func aPrefixRangeEndsWhereThePrefixStopsMatching() throws {
-        #expect(SQLiteStore.TokenRange(prefix: "ab9f").map { [$0.lower, $0.upper] } == ["ab9f", "ab9g"])
-        #expect(SQLiteStore.TokenRange(prefix: "ab9").map { [$0.lower, $0.upper] } == ["ab9", "ab:"])
-        #expect(SQLiteStore.TokenRange(prefix: "0").map { [$0.lower, $0.upper] } == ["0", "1"])
+        #expect(TokenRange(prefix: "ab9f").map { [$0.lower, $0.upper] } == ["ab9f", "ab9g"])
+        #expect(TokenRange(prefix: "ab9").map { [$0.lower, $0.upper] } == ["ab9", "ab:"])
+        #expect(TokenRange(prefix: "0").map { [$0.lower, $0.upper] } == ["0", "1"])
         for bad in ["", "AB", "ab-", "g", String(repeating: "f", count: 401)] {
-            #expect(SQLiteStore.TokenRange(prefix: bad) == nil, "\(bad)")
+            #expect(TokenRange(prefix: bad) == nil, "\(bad)")
         }
     }
 }
