@@ -277,7 +277,8 @@ let package = Package(
         .testTarget(
             name: "HeraldGatewayTests",
             dependencies: [
-                "HeraldGateway", "HeraldTesting", "HeraldStore", "HeraldClient", "HeraldWire", "HeraldTLS", "UserNotifications", "HeraldDevice",
+                "HeraldGateway", "HeraldTesting", "HeraldStore", "HeraldPostgres", "HeraldClient", "HeraldWire", "HeraldTLS", "UserNotifications",
+                "HeraldDevice",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),

@@ -56,7 +56,10 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The APNs environment this gateway plays. (default: \(ServeSettings().environment))")
     var environment: APNsEnvironment?
 
-    @Option(help: "Where to keep data: sqlite (the file in the data directory) or a path to a SQLite file. (default: \(ServeSettings().store))")
+    @Option(
+        help:
+            "Where to keep data: sqlite (the file in the data directory), a path to a SQLite file, or postgres://USER:PASS@HOST:PORT/DB (several nodes may share one). (default: \(ServeSettings().store))"
+    )
     var store: String?
 
     @Option(name: .customLong("tls-cert"), help: "PEM server certificate (default: one from the local CA in DATA_DIR/tls).")
@@ -86,10 +89,7 @@ struct Serve: AsyncParsableCommand {
     static let storeBusyTimeout: Duration = .seconds(1)
 
     func validate() throws {
-        let settings = try settings()
-        if settings.store.hasPrefix("postgres://") || settings.store.hasPrefix("postgresql://") {
-            throw ValidationError("the PostgreSQL store is not built yet; use --store sqlite for now")
-        }
+        _ = try settings()
     }
 
     func run() async throws {
@@ -107,12 +107,22 @@ struct Serve: AsyncParsableCommand {
                 ])
         }
         let directory = try DataDirectoryOption.prepare(settings.dataDirectoryLayout, quietly: true)  // the quick start names it
-        let store = settings.store
-        let sqlite = try DataDirectoryOption.open(store == "sqlite" ? directory.storePath : store, in: directory, busyTimeout: Self.storeBusyTimeout)
+        // A node of a cluster is a new one each run: its devices' links and its lease start afresh.
+        let opened = try await StoreLocation(settings.store).open(
+            in: directory, nodeID: UUID().uuidString, busyTimeout: Self.storeBusyTimeout, logger: logger)
+        do {
+            try await serve(store: opened.store, settings: settings, directory: directory, logger: logger)
+            await opened.close()
+        } catch {
+            await opened.close()
+            throw error
+        }
+    }
 
+    private func serve(store: any Store, settings: ServeSettings, directory: DataDirectory, logger: Logger) async throws {
         let configuration = settings.gatewayConfiguration
-        let gateway = try await Gateway.start(configuration: configuration, store: sqlite, dataDirectory: directory, logger: logger)
-        let quickStart = settings.quiet ? nil : try await QuickStart.prepare(directory: directory, store: sqlite, environment: settings.environment)
+        let gateway = try await Gateway.start(configuration: configuration, store: store, dataDirectory: directory, logger: logger)
+        let quickStart = settings.quiet ? nil : try await QuickStart.prepare(directory: directory, store: store, environment: settings.environment)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await gateway.run() }
             if let quickStart {

@@ -38,33 +38,51 @@ import Testing
         let wakes = Wakes()
         let link = Self.caughtUpLink(wakes: wakes)
         link.offer(Self.notification(id: 5))
-        guard case .send(let sent) = link.nextStep() else { Issue.record("an offered notification is sent"); return }
+        guard case .send(let sent) = link.nextStep() else {
+            Issue.record("an offered notification is sent")
+            return
+        }
         #expect(sent.map { $0.id } == [5])
         #expect(link.nextStep() == nil)
 
         let before = wakes.value
         link.resynchronize()
         #expect(wakes.value == before + 1)
-        guard case .fetch(let after, _, _) = link.nextStep() else { Issue.record("a resynchronized link reads the store"); return }
+        guard case .fetch(let after, _, _) = link.nextStep() else {
+            Issue.record("a resynchronized link reads the store")
+            return
+        }
         #expect(after == 5)
     }
 
     @Test func aFetchUnderWayWhenNoticesWereMissedDoesNotEndTheBacklog() {
         let wakes = Wakes()
         let link = DeviceLink(deviceID: "device", window: 8) { wakes.wake() }
-        guard case .fetch(_, let limit, let mark) = link.nextStep() else { Issue.record("a new link reads its backlog"); return }
+        guard case .fetch(_, let limit, let mark) = link.nextStep() else {
+            Issue.record("a new link reads its backlog")
+            return
+        }
         // The fetch started before the missed commits: it comes back short, yet the store may hold more.
         link.resynchronize()
         link.fetched([], limit: limit, mark: mark) { _ in true }
-        guard case .fetch = link.nextStep() else { Issue.record("the link reads the store again"); return }
+        guard case .fetch = link.nextStep() else {
+            Issue.record("the link reads the store again")
+            return
+        }
     }
 
     @Test func aClosedLinkIgnoresResynchronizing() {
         let wakes = Wakes()
         let link = Self.caughtUpLink(wakes: wakes)
         link.close(DeviceLink.CloseReason.shutdown)
-        guard case .close = link.nextStep() else { Issue.record("the link closes"); return }
+        guard case .close = link.nextStep() else {
+            Issue.record("the link closes")
+            return
+        }
         link.resynchronize()
-        guard case .close = link.nextStep() else { Issue.record("still closing"); return }
+        guard case .close = link.nextStep() else {
+            Issue.record("still closing")
+            return
+        }
     }
 }
