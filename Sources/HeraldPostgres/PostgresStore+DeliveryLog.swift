@@ -10,8 +10,10 @@ extension PostgresStore {
         try await notifications(matching: query, before: id, limit: limit, tokenBudget: Self.tokenBudget)
     }
 
-    /// Tokens a prefix search visits one by one before it takes the newest of the whole range at once instead.
-    static let tokenBudget = 1_000
+    /// Tokens a prefix search visits one by one before it takes the newest of the whole range at once instead. A visit
+    /// costs about 15 µs (a million notifications to 4,000 tokens: a prefix of 250 tokens answers in 4 ms; past the
+    /// budget, in about 1).
+    static let tokenBudget = 200
 
     func notifications(
         matching query: NotificationQuery, before id: Int64?, limit: Int, tokenBudget: Int

@@ -17,6 +17,7 @@ extension PostgresStore {
     func withConnection<Value: Sendable>(
         _ what: @autoclosure () -> String, _ body: @escaping @Sendable (PostgresConnection) async throws -> Value
     ) async throws(StoreError) -> Value {
+        guard !listeners.isClosed else { throw StoreError(.unavailable, "cannot \(what()): the store is closed") }
         let leased = LeasedConnection()
         let outcome: Outcome<Value>
         do {

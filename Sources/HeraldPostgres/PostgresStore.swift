@@ -140,6 +140,9 @@ final class CommitListeners: Sendable {
         return id
     }
 
+    /// Whether the store was closed.
+    var isClosed: Bool { state.withLock { $0.closed } }
+
     func remove(_ id: Int) {
         _ = state.withLock { $0.tasks.removeValue(forKey: id) }
     }

@@ -2,7 +2,6 @@ import Foundation
 import HeraldStore
 import NIOCore
 import NIOPosix
-import NIOSSL
 import PostgresNIO
 
 extension StoreError {
@@ -21,9 +20,6 @@ extension StoreError {
         switch error {
         case let error as StoreError:
             return error
-        case let error as PostgresTransactionError:
-            let cause = error.closureError ?? error.commitError ?? error.beginError ?? error.rollbackError
-            return cause.map { postgres($0, cannot: what, at: endpoint) } ?? StoreError(.unavailable, "cannot \(what)")
         case let error as PSQLError where error.code == .server:
             return server(error, cannot: what, at: endpoint)
         case is PostgresDecodingError:
@@ -61,23 +57,17 @@ extension StoreError {
             }
             switch error.code {
             case .serverClosedConnection: return "the server closed the connection"
-            case .clientClosedConnection, .poolClosed: return "the store is closed"
             case .uncleanShutdown: return "the connection was lost"
             case .sslUnsupported: return "the server does not offer TLS, which the URL's sslmode requires"
-            case .queryCancelled: return "the request was cancelled"
             default: return "\(error.code)"
             }
         case let error as NIOConnectionError:
-            if let dns = error.dnsAError ?? error.dnsAAAAError { return "cannot resolve \(error.host): \(reason(dns))" }
-            return error.connectionErrors.first.map { reason($0.error) } ?? "cannot connect"
+            // Each address tried failed; the first says why (a failed name lookup says so in its description).
+            return error.connectionErrors.first.map { reason($0.error) } ?? "\(error)"
         case let error as IOError:
             return String(cString: strerror(error.errnoCode)).lowercased()
         case ChannelError.connectTimeout(let timeout):
             return "no answer within \(timeout.nanoseconds / 1_000_000) ms"
-        case let error as NIOSSLError:
-            return "TLS failed: \(error)"
-        case let error as BoringSSLError:
-            return "TLS failed: \(error)"
         default:
             return String(describing: error)
         }

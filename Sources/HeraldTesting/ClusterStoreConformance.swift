@@ -1,7 +1,6 @@
 import Foundation
 public import HeraldStore
 import HeraldWire
-import Synchronization
 import Testing
 
 /// The behaviour every ``ClusterStore`` must have, one check per behaviour, each with several stores (nodes) on one
@@ -71,7 +70,7 @@ public enum ClusterStoreConformance {
     /// and the contiguous ids it took; a commit that ended before another began has lower ids.
     static func commitNotices(_ makeStore: MakeStore) async throws {
         let (one, two) = (try await makeStore("node-one"), try await makeStore("node-two"))
-        let logs = [NoticeLog(one.commitNotices()), NoticeLog(two.commitNotices())]
+        let logs = [CommitNoticeLog(one.commitNotices()), CommitNoticeLog(two.commitNotices())]
         defer { logs.forEach { $0.stop() } }
         for (index, log) in logs.enumerated() {
             #expect(await log.first(1) == [.resynchronize], "node \(index + 1)'s stream starts with resynchronize")
@@ -197,34 +196,5 @@ public enum ClusterStoreConformance {
         }
         #expect(Set([again]) == values)
         #expect(try await stores[0].sharedSecret(named: "ca-key") { Data("ca".utf8) } == Data("ca".utf8))
-    }
-}
-
-/// What a commit notice stream has yielded so far, read by a task of its own.
-private final class NoticeLog: Sendable {
-    private let heard = Mutex<[CommitNotice]>([])
-    private let reader = Mutex<Task<Void, Never>?>(nil)
-
-    init(_ stream: AsyncStream<CommitNotice>) {
-        let task = Task {
-            for await notice in stream { self.heard.withLock { $0.append(notice) } }
-        }
-        reader.withLock { $0 = task }
-    }
-
-    /// The first `count` notices, once there are that many or after 10 seconds (then fewer).
-    func first(_ count: Int) async -> [CommitNotice] {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            let notices = heard.withLock { $0 }
-            if notices.count >= count { return Array(notices.prefix(count)) }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return heard.withLock { $0 }
-    }
-
-    /// Stops reading, which ends the stream.
-    func stop() {
-        reader.withLock { $0?.cancel() }
     }
 }

@@ -81,14 +81,22 @@ public struct PostgresTestDatabase: Sendable {
             let value = try await body(connection)
             try await connection.close()
             return value
+        } catch let error as PSQLError {
+            try? await connection.close()
+            // PostgresNIO's description hides everything; a test's failure should say what the server said.
+            throw QueryFailure(description: "PostgreSQL: \(error.serverInfo?[.message] ?? String(reflecting: error))")
         } catch {
             try? await connection.close()
             throw error
         }
     }
 
+    private struct QueryFailure: Error, CustomStringConvertible {
+        var description: String
+    }
+
     /// `url` with its path (the database) replaced by `name`.
-    static func replacingDatabase(of url: String, with name: String) -> String {
+    public static func replacingDatabase(of url: String, with name: String) -> String {
         let (beforeQuery, query) = url.firstIndex(of: "?").map { (url[..<$0], url[$0...]) } ?? (url[...], ""[...])
         guard let scheme = beforeQuery.range(of: "://"), let slash = beforeQuery[scheme.upperBound...].lastIndex(of: "/") else {
             return url + "/" + name

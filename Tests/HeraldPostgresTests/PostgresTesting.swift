@@ -1,3 +1,4 @@
+import Foundation
 import HeraldPostgres
 import HeraldStore
 import HeraldTesting

@@ -1,0 +1,154 @@
+import Foundation
+import HeraldStore
+import HeraldTesting
+import HeraldWire
+import PostgresNIO
+import Synchronization
+import Testing
+
+@testable import HeraldPostgres
+
+/// What the store does when PostgreSQL goes away, is slow or is busy: calls fail within their deadline (a provider
+/// gets its 503 rather than a request that hangs), and the store recovers by itself once the server is back.
+@Suite(.enabled(if: PostgresTestDatabase.isConfigured)) struct PostgresOutageTests {
+    private static func configuration(timeout: Duration) -> PostgresStore.Configuration {
+        var configuration = PostgresTesting.configuration
+        configuration.requestTimeout = timeout
+        return configuration
+    }
+
+    private static func notification() -> StoredNotification {
+        StoredNotification(
+            apnsID: UUID(), uniqueID: UUID(), deviceToken: DeviceToken.random(), bundleID: "com.example.outage", topic: "com.example.outage",
+            pushType: .alert, priority: .immediate, expiration: nil, collapseID: nil, payload: Data("{}".utf8), receivedAt: Date())
+    }
+
+    /// A server of the test's own is stopped (`pg_ctl stop`) and started again.
+    @Test func callsFailFastWhileTheServerIsDownAndTheStoreRecoversWhenItIsBack() async throws {
+        let server = try await ThrowawayPostgresServer.start()
+        do {
+            try await Self.outage(on: server)
+        } catch {
+            try await server.stop()
+            throw error
+        }
+        try await server.stop()
+    }
+
+    private static func outage(on server: ThrowawayPostgresServer) async throws {
+        let url = PostgresTestDatabase.replacingDatabase(of: server.url, with: "postgres")
+        let endpoint = try PostgresURL(url).endpoint
+        let store = try await PostgresStore(
+            url: url, nodeID: "node-one", configuration: configuration(timeout: .seconds(1)), logger: PostgresTesting.logger)
+        let heard = Mutex<[CommitNotice]>([])
+        let listening = Task {
+            for await notice in store.commitNotices() { heard.withLock { $0.append(notice) } }
+        }
+        defer { listening.cancel() }
+        let before = try await store.insertNotifications([notification()])
+        try await waitUntil { heard.withLock { $0.count } == 2 }
+
+        try await server.halt()
+        for call in ["insert", "read"] {
+            let started = ContinuousClock.now
+            let error = await #expect(throws: StoreError.self, "\(call)") {
+                if call == "insert" { _ = try await store.insertNotifications([notification()]) } else { _ = try await store.keys() }
+            }
+            let took = ContinuousClock.now - started
+            #expect(error?.code == .unavailable, "\(call)")
+            #expect(error?.message.contains("cannot reach PostgreSQL at \(endpoint): ") == true, "\(error?.message ?? "")")
+            #expect(took < .seconds(2), "\(call) failed after \(took)")
+        }
+
+        try await server.resume()
+        let resumed = ContinuousClock.now
+        var after: [StoredNotification] = []
+        while after.isEmpty, ContinuousClock.now - resumed < .seconds(30) {
+            do {
+                after = try await store.insertNotifications([notification()])
+            } catch {
+                try await Task.sleep(for: .milliseconds(200))
+            }
+        }
+        let afterID = try #require(after.first?.id, "the store recovered within 30 s")
+        #expect(afterID > (before[0].id ?? 0))
+        // The commit notices' connection came back too, saying that notices may have been missed (the commit above
+        // may have been), and hears the commits from then on.
+        try await waitUntil { heard.withLock { $0.filter { $0 == .resynchronize }.count } == 2 }
+        let lastID = try #require(try await store.insertNotifications([notification()]).first?.id)
+        try await waitUntil { heard.withLock { $0.last } == .committed(nodeID: "node-one", ids: lastID...lastID) }
+        let notices = heard.withLock { $0 }
+        #expect(notices.first == .resynchronize && notices[1] == .committed(nodeID: "node-one", ids: before[0].id!...before[0].id!))
+        await store.close()
+    }
+
+    /// A call that gets a connection but no answer fails at its deadline, and the connection it held is closed (the
+    /// pool makes another).
+    @Test func aCallTheServerDoesNotAnswerFailsAtItsDeadline() async throws {
+        try await PostgresTesting.withDatabase { database, _ in
+            let store = try await PostgresStore(
+                url: database.url, nodeID: "node", configuration: Self.configuration(timeout: .milliseconds(500)), logger: PostgresTesting.logger)
+            let started = ContinuousClock.now
+            let error = await #expect(throws: StoreError.self) {
+                try await store.withConnection("sleep") { connection in
+                    _ = try await connection.query("SELECT pg_sleep(5)", logger: PostgresTesting.logger).collect()
+                }
+            }
+            #expect(ContinuousClock.now - started < .seconds(2))
+            #expect(error?.code == .unavailable)
+            #expect(error?.message.hasSuffix("did not answer within 0.5 seconds") == true, "\(error?.message ?? "")")
+            #expect(try await store.keys().isEmpty)
+            await store.close()
+        }
+    }
+
+    /// Every connection in use past the deadline: `.busy`, and a retry may succeed.
+    @Test func aCallThatGetsNoConnectionOfABusyPoolIsBusy() async throws {
+        try await PostgresTesting.withDatabase { database, _ in
+            var configuration = Self.configuration(timeout: .milliseconds(500))
+            configuration.maximumConnections = 1
+            let store = try await PostgresStore(url: database.url, nodeID: "node", configuration: configuration, logger: PostgresTesting.logger)
+            let (held, release) = AsyncStream.makeStream(of: Void.self)
+            // The pool's one connection, held (past any deadline) until released.
+            let holding = Task {
+                try await store.client.withConnection { _ in
+                    for await _ in held { break }
+                }
+            }
+            try await Task.sleep(for: .milliseconds(100))
+            let error = await #expect(throws: StoreError.self) { try await store.keys() }
+            #expect(error?.code == .busy)
+            #expect(error?.message.contains("all 1 connections to PostgreSQL at") == true, "\(error?.message ?? "")")
+            release.finish()
+            try await holding.value
+            #expect(try await store.keys().isEmpty)
+            await store.close()
+        }
+    }
+
+    /// A lock another transaction holds past `lock_timeout` (half the deadline): `.busy`.
+    @Test func aCommitKeptWaitingForTheCommitLockIsBusy() async throws {
+        try await PostgresTesting.withDatabase { database, _ in
+            let store = try await PostgresStore(
+                url: database.url, nodeID: "node", configuration: Self.configuration(timeout: .seconds(1)), logger: PostgresTesting.logger)
+            try await database.withConnection { connection in
+                // Another node's commit that does not end.
+                _ = try await connection.query("BEGIN", logger: PostgresTesting.logger).collect()
+                _ = try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.commitLock))", logger: PostgresTesting.logger).collect()
+                let error = await #expect(throws: StoreError.self) { try await store.insertNotifications([Self.notification()]) }
+                #expect(error?.code == .busy)
+                #expect(error?.message.contains("canceling statement due to lock timeout (SQLSTATE 55P03)") == true, "\(error?.message ?? "")")
+                _ = try await connection.query("ROLLBACK", logger: PostgresTesting.logger).collect()
+            }
+            #expect(try await store.insertNotifications([Self.notification()]).count == 1)
+            await store.close()
+        }
+    }
+
+    /// Waits until `condition` holds, at most 10 seconds.
+    private static func waitUntil(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !condition(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(condition(), "waited 10 seconds", sourceLocation: sourceLocation)
+    }
+}
