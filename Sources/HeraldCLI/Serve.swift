@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HeraldGateway
+import HeraldPostgres
 import HeraldStore
 import HeraldWire
 import Logging
@@ -89,7 +90,15 @@ struct Serve: AsyncParsableCommand {
     static let storeBusyTimeout: Duration = .seconds(1)
 
     func validate() throws {
-        _ = try settings()
+        let settings = try settings()
+        let store = StoreLocation(settings.store)
+        if store.isPostgres {
+            do throws(StoreError) {
+                _ = try PostgresURL(store.text)
+            } catch {
+                throw ValidationError(error.message)  // what is wrong with the URL, never its password
+            }
+        }
     }
 
     func run() async throws {

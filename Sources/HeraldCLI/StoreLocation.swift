@@ -35,7 +35,7 @@ struct StoreLocation: Sendable, Hashable {
             let store = try await PostgresStore(url: text, nodeID: nodeID, logger: logger)
             return OpenedStore(store: store, close: { await store.close() })
         } catch {
-            throw ValidationError("cannot open the store: \(error.message)")
+            throw ValidationError(error.message)  // "cannot open the store: cannot reach PostgreSQL at …"
         }
     }
 }
