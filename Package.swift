@@ -270,8 +270,12 @@ let package = Package(
             name: "HeraldPostgresTests",
             dependencies: [
                 "HeraldPostgres", "HeraldStore", "HeraldTesting", "HeraldWire",
+                // ChildProcess, to stop and start a server of a test's own.
+                "HeraldDevice",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         .testTarget(

@@ -12,6 +12,9 @@ extension PostgresStore {
         /// gets its 503 instead of a request that hangs while PostgreSQL is down. A lock is waited for half as long
         /// (`lock_timeout`), then the call fails `.busy`.
         public var requestTimeout: Duration = .seconds(5)
+        /// How long making a connection (TCP, TLS, the login) may take: the store's start, each of the pool's
+        /// connections, a commit notice stream's.
+        public var connectTimeout: Duration = .seconds(5)
         /// The most connections the store opens to the server at once (besides one for each commit notice stream).
         public var maximumConnections = 10
         /// How long a node's lease must have run out before a heartbeat removes the node and its device links.

@@ -18,49 +18,73 @@ extension PostgresStore {
         _ what: @autoclosure () -> String, _ body: @escaping @Sendable (PostgresConnection) async throws -> Value
     ) async throws(StoreError) -> Value {
         guard !listeners.isClosed else { throw StoreError(.unavailable, "cannot \(what()): the store is closed") }
-        let leased = LeasedConnection()
-        let outcome: Outcome<Value>
+        let call = Call()
+        let value: Value
         do {
-            outcome = try await withThrowingTaskGroup(of: Outcome<Value>.self) { [client, configuration] group in
-                group.addTask {
-                    .finished(
-                        try await client.withConnection { connection in
-                            leased.set(connection)
-                            defer { leased.set(nil) }
-                            return try await body(connection)
-                        })
-                }
+            value = try await withThrowingTaskGroup(of: Value?.self) { [client, configuration] group in
+                group.addTask { try await Self.run(body, on: client, for: call) }
                 group.addTask {
                     try await Task.sleep(for: configuration.requestTimeout)
-                    // Closing the connection makes a query waiting on it fail at once.
-                    let connection = leased.get()
-                    if let connection { let _: EventLoopFuture<Void> = connection.close() }
-                    return .timedOut(leased: connection != nil)
+                    // Closing the connection makes a query waiting on it fail at once. Once it is closed the pool
+                    // knows, so the next call cannot be given it.
+                    if let connection = call.timeOut() {
+                        let _: EventLoopFuture<Void> = connection.close()
+                        try? await connection.closeFuture.get()
+                    }
+                    return nil
                 }
                 defer { group.cancelAll() }
-                return try await group.next() ?? .timedOut(leased: false)
+                while let next = try await group.next() {
+                    if let value = next { return value }
+                    throw CancellationError()  // timed out: `call` says how
+                }
+                throw CancellationError()
             }
         } catch {
-            guard Self.failedBeforeReachingTheServer(error) else {
+            switch call.outcome {
+            case .timedOut(leased: true):
+                throw StoreError(
+                    .unavailable, "cannot \(what()): PostgreSQL at \(url.endpoint) did not answer within \(configuration.requestTimeout)")
+            case .timedOut(leased: false):
+                throw await unreachable(cannot: what())
+            case .running where Self.failedBeforeReachingTheServer(error):
+                throw await unreachable(cannot: what())
+            case .running:
                 throw StoreError.postgres(error, cannot: what(), at: url.endpoint)
             }
-            throw await unreachable(cannot: what())
         }
-        switch outcome {
-        case .finished(let value):
-            return value
-        case .timedOut(leased: true):
-            throw StoreError(
-                .unavailable, "cannot \(what()): PostgreSQL at \(url.endpoint) did not answer within \(configuration.requestTimeout)")
-        case .timedOut(leased: false):
-            throw await unreachable(cannot: what())
+        return value
+    }
+
+    /// Runs `body` on a connection of the pool.
+    ///
+    /// A connection the pool gives out may have closed meanwhile (the server ended it, a deadline closed it, and the
+    /// pool has not heard yet): one known to be closed is handed back for another, and a call that fails because its
+    /// connection closed is run once more on another (while its deadline lasts). Every call is safe to run again: reads,
+    /// upserts and marks change nothing the second time, and a batch that did commit the first time fails the second
+    /// on its unique ids, as it would have failed without the second.
+    private static func run<Value: Sendable>(
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> Value, on client: PostgresClient, for call: Call
+    ) async throws -> Value {
+        var retried = false
+        while true {
+            do {
+                let value: Value? = try await client.withConnection { connection in
+                    guard !connection.isClosed else { return nil }
+                    call.leased(connection)
+                    defer { call.leased(nil) }
+                    return try await body(connection)
+                }
+                if let value { return value }
+            } catch let error as PSQLError where !retried && call.isRunning && Self.connectionClosed.contains(error.code) {
+                retried = true
+            }
+            try Task.checkCancellation()
         }
     }
 
-    private enum Outcome<Value: Sendable>: Sendable {
-        case finished(Value)
-        case timedOut(leased: Bool)
-    }
+    /// What PostgresNIO says of a request on a connection that closed.
+    private static let connectionClosed: Set<PSQLError.Code> = [.clientClosedConnection, .serverClosedConnection, .uncleanShutdown]
 
     /// Whether `error` came from the pool rather than a connection: the pool gives up leasing once connection attempts
     /// have failed for a minute (its circuit breaker), and says nothing of why.
@@ -115,12 +139,39 @@ extension PostgresStore {
     }
 }
 
-/// The connection a call is using, for its deadline to close.
-private final class LeasedConnection: Sendable {
-    private let connection = Mutex<PostgresConnection?>(nil)
+/// Where a call is: running (on a connection or waiting for one), or past its deadline.
+private final class Call: Sendable {
+    enum Outcome {
+        case running
+        case timedOut(leased: Bool)
+    }
 
-    func set(_ connection: PostgresConnection?) { self.connection.withLock { $0 = connection } }
-    func get() -> PostgresConnection? { connection.withLock { $0 } }
+    private struct State {
+        var connection: PostgresConnection?
+        var outcome = Outcome.running
+    }
+
+    private let state = Mutex(State())
+
+    var outcome: Outcome { state.withLock { $0.outcome } }
+
+    var isRunning: Bool {
+        if case .running = outcome { return true }
+        return false
+    }
+
+    /// The connection the call now runs on (nil: none).
+    func leased(_ connection: PostgresConnection?) {
+        state.withLock { $0.connection = connection }
+    }
+
+    /// Marks the call as past its deadline; the connection it runs on, if any, for the deadline to close.
+    func timeOut() -> PostgresConnection? {
+        state.withLock { state in
+            state.outcome = .timedOut(leased: state.connection != nil)
+            return state.connection
+        }
+    }
 }
 
 extension PostgresBindings {

@@ -38,16 +38,16 @@ public final class PostgresStore: ClusterStore {
     ///   - nodeID: This node's id, for ``ClusterStore``: unique for each run of a node.
     ///   - logger: Where the store, its pool and its connections log.
     /// - Throws: ``StoreError`` `.unavailable` when the URL is wrong, the server cannot be reached within
-    ///   ``Configuration/requestTimeout``, or its schema is newer than this binary knows.
+    ///   ``Configuration/connectTimeout``, or its schema is newer than this binary knows.
     public init(url: String, nodeID: String, configuration: Configuration = Configuration(), logger: Logger) async throws(StoreError) {
         let url = try PostgresURL(url)
-        let connectionConfiguration = try url.connectionConfiguration(connectTimeout: configuration.requestTimeout)
+        let connectionConfiguration = try url.connectionConfiguration(connectTimeout: configuration.connectTimeout)
         _ = try await Self.migrate(url, connectionConfiguration, logger: logger)
         let lockTimeout = Int((configuration.requestTimeout / 2) / .milliseconds(1))
         let client = PostgresClient(
             configuration: url.clientConfiguration(
                 maximumConnections: configuration.maximumConnections,
-                connectTimeout: configuration.requestTimeout,
+                connectTimeout: configuration.connectTimeout,
                 parameters: [
                     ("lock_timeout", "\(lockTimeout)ms"),
                     ("application_name", String("herald \(nodeID)".prefix(63))),

@@ -39,9 +39,7 @@ extension PostgresURL {
     /// A single connection's configuration (the commit listener's, a migration's, a probe's).
     ///
     /// - Throws: ``StoreError`` `.unavailable` when the CA file `sslrootcert` names cannot be read.
-    func connectionConfiguration(connectTimeout: Duration, parameters: [(String, String)] = []) throws(StoreError)
-        -> PostgresConnection.Configuration
-    {
+    func connectionConfiguration(connectTimeout: Duration) throws(StoreError) -> PostgresConnection.Configuration {
         var tls = PostgresConnection.Configuration.TLS.disable
         if let tlsConfiguration {
             let context: NIOSSLContext
@@ -56,7 +54,6 @@ extension PostgresURL {
         var configuration = PostgresConnection.Configuration(
             host: host, port: port, username: user, password: password, database: database, tls: tls)
         configuration.options.connectTimeout = TimeAmount(connectTimeout)
-        configuration.options.additionalStartupParameters = parameters
         return configuration
     }
 }

@@ -130,14 +130,16 @@ public enum ClusterStoreConformance {
     static func leases(_ makeStore: MakeStore) async throws {
         let (one, two) = (try await makeStore("node-one"), try await makeStore("node-two"))
         let started = Date(timeIntervalSince1970: 1_700_000_000)
-        try await one.heartbeat(ClusterNode(id: "node-one", name: "one:2197", startedAt: started), lease: .milliseconds(600))
+        try await one.heartbeat(ClusterNode(id: "node-one", name: "one:2197", startedAt: started), lease: .seconds(60))
         try await two.heartbeat(ClusterNode(id: "node-two", name: "two:2197", startedAt: started.addingTimeInterval(1)), lease: .seconds(60))
         let live = try await two.liveNodes()
         #expect(live.map(\.id) == ["node-one", "node-two"], "oldest first")
         #expect(live.first?.name == "one:2197" && live.first?.startedAt == started && live.allSatisfy { $0.heartbeatAt != nil })
         try await one.recordLinks(linked: ["device-a"], unlinked: [])
 
-        try await Task.sleep(for: .milliseconds(900))
+        // A renewal for a millisecond: node one's lease runs out at once.
+        try await one.heartbeat(ClusterNode(id: "node-one", name: "one:2197", startedAt: started), lease: .milliseconds(1))
+        try await Task.sleep(for: .milliseconds(50))
         #expect(try await two.liveNodes().map(\.id) == ["node-two"], "node one's lease ran out")
         // Node two's heartbeat removes node one and its links: a heartbeat of node one later does not bring them back.
         try await two.heartbeat(ClusterNode(id: "node-two", name: "two:2197", startedAt: started.addingTimeInterval(1)), lease: .seconds(60))

@@ -65,15 +65,15 @@ import Testing
         let silent = try SilentListener()
         defer { silent.close() }
         var configuration = PostgresTesting.configuration
-        configuration.requestTimeout = .milliseconds(500)
+        configuration.connectTimeout = .seconds(1)
         let started = ContinuousClock.now
         let error = await #expect(throws: StoreError.self) {
             try await PostgresStore(
                 url: "postgres://herald@127.0.0.1:\(silent.port)/herald", nodeID: "node", configuration: configuration, logger: PostgresTesting.logger
             )
         }
-        #expect(ContinuousClock.now - started < .seconds(2))
-        #expect(error?.message == "cannot open the store: cannot reach PostgreSQL at 127.0.0.1:\(silent.port): no answer within 500 ms")
+        #expect(ContinuousClock.now - started < .seconds(8))
+        #expect(error?.message == "cannot open the store: cannot reach PostgreSQL at 127.0.0.1:\(silent.port): no answer within 1000 ms")
     }
 
     /// The test server has no TLS: a URL that requires it is refused, saying why.
