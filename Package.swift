@@ -31,6 +31,10 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        // `herald serve`'s settings from flags, HERALD_* variables and a --config file, in one precedence. No
+        // traits: the file is JSON read by HeraldWire's strict parser (ServeConfigFile says why), and Hummingbird
+        // already builds this package without traits, so it adds nothing to a build; YAML would add Yams.
+        .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: []),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
@@ -201,6 +205,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Configuration", package: "swift-configuration"),
             ]
         ),
         .executableTarget(
@@ -276,7 +281,8 @@ let package = Package(
         .testTarget(
             name: "HeraldGatewayTests",
             dependencies: [
-                "HeraldGateway", "HeraldTesting", "HeraldStore", "HeraldClient", "HeraldWire", "HeraldTLS", "UserNotifications", "HeraldDevice",
+                "HeraldGateway", "HeraldTesting", "HeraldStore", "HeraldPostgres", "HeraldClient", "HeraldWire", "HeraldTLS", "UserNotifications",
+                "HeraldDevice",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -331,6 +337,7 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Configuration", package: "swift-configuration"),
             ]
         ),
     ]

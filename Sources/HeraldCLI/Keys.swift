@@ -13,7 +13,7 @@ struct Keys: AsyncParsableCommand {
 
     /// Options shared by create and import.
     struct KeyOptions: ParsableArguments {
-        @OptionGroup var dataDirectory: DataDirectoryOption
+        @OptionGroup var store: StoreOption
 
         @Option(name: .customLong("team-id"), help: "Your 10-character team id, e.g. TEAM123456.")
         var teamID: String
@@ -36,25 +36,23 @@ struct Keys: AsyncParsableCommand {
         @Flag(help: "Replace a key already registered under this team and key id (tokens its old private key signs are then refused).")
         var replace = false
 
-        /// Opens the store and checks that the key id is free, or that `--replace` was given.
-        func openStoreForNewKey() async throws -> SQLiteStore {
-            let (directory, store) = try dataDirectory.openStore()
-            if !replace, let existing = try await store.key(teamID: teamID, keyID: keyID) {
-                let scope = existing.topics.isEmpty ? "all topics" : existing.topics.joined(separator: ", ")
-                throw ValidationError(
-                    "key \(keyID) of team \(teamID) is already registered in \(directory.path) (\(existing.environment), \(scope)); "
-                        + "use another --key-id, or add --replace to replace it (tokens signed with its old private key will be refused)"
-                )
+        /// Registers `publicKey` once the key id is found free, or `--replace` was given.
+        func register(_ publicKey: P256.Signing.PublicKey, beforeSaving prepare: () throws -> Void = {}) async throws {
+            try await store.withStore(creating: true) { store, name in
+                if !replace, let existing = try await store.key(teamID: teamID, keyID: keyID) {
+                    let scope = existing.topics.isEmpty ? "all topics" : existing.topics.joined(separator: ", ")
+                    throw ValidationError(
+                        "key \(keyID) of team \(teamID) is already registered in \(name) (\(existing.environment), \(scope)); "
+                            + "use another --key-id, or add --replace to replace it (tokens signed with its old private key will be refused)"
+                    )
+                }
+                try prepare()
+                try await store.saveKey(
+                    ProviderKey(
+                        teamID: teamID, keyID: keyID, topics: topics, environment: environment,
+                        publicKeyPEM: publicKey.pemRepresentation, createdAt: Date()
+                    ))
             }
-            return store
-        }
-
-        func save(publicKey: P256.Signing.PublicKey, in store: SQLiteStore) async throws {
-            try await store.saveKey(
-                ProviderKey(
-                    teamID: teamID, keyID: keyID, topics: topics, environment: environment,
-                    publicKeyPEM: publicKey.pemRepresentation, createdAt: Date()
-                ))
         }
 
         var scope: String { topics.isEmpty ? "all topics of team \(teamID)" : topics.joined(separator: ", ") }
@@ -75,14 +73,14 @@ struct Keys: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let store = try await options.openStoreForNewKey()
             let key = P256.Signing.PrivateKey()
-            do {
-                try DataDirectory.writeSecret(PEMFile.contents(key.pemRepresentation), to: out)
-            } catch {
-                throw ValidationError("\(error)")  // a misuse of --out, like the other checks of the arguments
+            try await options.register(key.publicKey) {
+                do {
+                    try DataDirectory.writeSecret(PEMFile.contents(key.pemRepresentation), to: out)
+                } catch {
+                    throw ValidationError("\(error)")  // a misuse of --out, like the other checks of the arguments
+                }
             }
-            try await options.save(publicKey: key.publicKey, in: store)
             print("created key \(options.keyID) for \(options.scope) (\(options.environment)); private key in \(out)")
         }
     }
@@ -100,8 +98,7 @@ struct Keys: AsyncParsableCommand {
             guard let (publicKey, _) = ProviderKeyPEM.publicKey(in: String(decoding: data, as: UTF8.self)) else {
                 throw ValidationError("\(p8) is not a P-256 private key in PEM (.p8) form, nor the public key of one")
             }
-            let store = try await options.openStoreForNewKey()
-            try await options.save(publicKey: publicKey, in: store)
+            try await options.register(publicKey)
             print("imported key \(options.keyID) for \(options.scope) (\(options.environment))")
         }
     }
@@ -109,7 +106,7 @@ struct Keys: AsyncParsableCommand {
     struct Revoke: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Revoke a key: tokens it signed are refused with 403 Forbidden.")
 
-        @OptionGroup var dataDirectory: DataDirectoryOption
+        @OptionGroup var store: StoreOption
 
         @Option(name: .customLong("team-id"), help: "The key's team id.")
         var teamID: String
@@ -118,9 +115,10 @@ struct Keys: AsyncParsableCommand {
         var keyID: String
 
         func run() async throws {
-            let (directory, store) = try dataDirectory.openExistingStore()
-            guard try await store.revokeKey(teamID: teamID, keyID: keyID, at: Date()) != nil else {
-                throw ValidationError("no key \(keyID) for team \(teamID) in \(directory.path); list them with `herald keys list`")
+            try await store.withStore(creating: false) { store, name in
+                guard try await store.revokeKey(teamID: teamID, keyID: keyID, at: Date()) != nil else {
+                    throw ValidationError("no key \(keyID) for team \(teamID) in \(name); list them with `herald keys list`")
+                }
             }
             print("revoked key \(keyID) of team \(teamID)")
         }
@@ -129,11 +127,10 @@ struct Keys: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the keys the gateway accepts.")
 
-        @OptionGroup var dataDirectory: DataDirectoryOption
+        @OptionGroup var store: StoreOption
 
         func run() async throws {
-            let (_, store) = try dataDirectory.openExistingStore()
-            for key in try await store.keys() {
+            for key in try await store.withStore(creating: false, { store, _ in try await store.keys() }) {
                 let scope = key.topics.isEmpty ? "all topics" : key.topics.joined(separator: ",")
                 let state = key.revokedAt == nil ? "" : "  revoked"
                 print("\(key.teamID)  \(key.keyID)  \(key.environment)  \(scope)\(state)")

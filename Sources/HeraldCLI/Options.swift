@@ -10,29 +10,13 @@ struct DataDirectoryOption: ParsableArguments {
 
     var directory: DataDirectory { DataDirectory(path: path) }
 
-    /// Opens the store, creating the directory and store when missing: a command that adds something (a key, a
-    /// token, a policy) may be the first to use a data directory. A new directory is named on standard error
-    /// (unless `quietly`), so a mistyped `--data-dir` shows.
-    func openStore(quietly: Bool = false, busyTimeout: Duration = .seconds(10)) throws -> (DataDirectory, SQLiteStore) {
-        let directory = try prepare(quietly: quietly)
-        return (directory, try Self.open(directory.storePath, in: directory, busyTimeout: busyTimeout))
-    }
-
-    /// Opens the store of an existing data directory: for commands that act on what is there (list, revoke,
-    /// retire), where a missing directory is a mistyped `--data-dir`.
-    func openExistingStore() throws -> (DataDirectory, SQLiteStore) {
-        let directory = self.directory
-        guard FileManager.default.fileExists(atPath: directory.storePath) else {
-            throw ValidationError(
-                "no Herald data in \(directory.path): check --data-dir (`herald serve` and `herald keys create` create a data directory)"
-            )
-        }
-        return (directory, try Self.open(directory.storePath, in: directory))
-    }
-
     /// Creates the directory (0700) when missing, saying so unless `quietly`.
     func prepare(quietly: Bool = false) throws -> DataDirectory {
-        let directory = self.directory
+        try Self.prepare(directory, quietly: quietly)
+    }
+
+    /// Creates `directory` (0700) when missing, saying so unless `quietly`.
+    static func prepare(_ directory: DataDirectory, quietly: Bool = false) throws -> DataDirectory {
         let isNew = !FileManager.default.fileExists(atPath: directory.storePath)
         do {
             try directory.prepare()

@@ -12,7 +12,7 @@ struct Policy: AsyncParsableCommand {
             """
     )
 
-    @OptionGroup var dataDirectory: DataDirectoryOption
+    @OptionGroup var store: StoreOption
 
     @Option(help: "The app's bundle id.")
     var topic: String
@@ -30,14 +30,13 @@ struct Policy: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (_, store) = kind == nil ? try dataDirectory.openExistingStore() : try dataDirectory.openStore()
-        if let kind {
+        let policy = try await store.withStore(creating: kind != nil) { store, _ in
+            guard let kind else { return try await store.storagePolicy(bundleID: topic) }
             let policy = StoragePolicy(kind: kind, cap: cap ?? StoragePolicy.defaultCap)
             try await store.setStoragePolicy(policy, bundleID: topic)
-            print("\(topic): \(policy)")
-        } else {
-            print("\(topic): \(try await store.storagePolicy(bundleID: topic))")
+            return policy
         }
+        print("\(topic): \(policy)")
     }
 }
 

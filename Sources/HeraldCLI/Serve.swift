@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HeraldGateway
+import HeraldPostgres
 import HeraldStore
 import HeraldWire
 import Logging
@@ -9,36 +10,58 @@ import NIOCore
 /// `herald serve`: run the gateway.
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Run the gateway: the APNs provider API, the console and the store."
+        abstract: "Run the gateway: the APNs provider API, the console and the store.",
+        discussion: """
+            Each setting can also come from an environment variable, HERALD_ and its name in capitals \
+            (--provider-port: HERALD_PROVIDER_PORT, --config: HERALD_CONFIG), or from a key of the --config file \
+            ("provider-port": 2197). A flag wins over the variable, which wins over the file, which wins over the \
+            default; --print-config shows where each value comes from. docs/configuration.md has them all.
+            """
     )
 
-    @OptionGroup var dataDirectory: DataDirectoryOption
+    // Every setting is optional here, so that a flag given is told from one left out: a flag wins over its
+    // HERALD_* variable, which wins over the --config file, which wins over the default (ServeSettings).
+    @Option(name: .customLong("config"), help: "A JSON configuration file (docs/configuration.md); also HERALD_CONFIG.")
+    var configFile: String?
 
-    @Option(help: "Address to listen on.")
-    var host = "127.0.0.1"
+    @Flag(name: .customLong("print-config"), help: "Print the effective configuration and where each value comes from, then exit.")
+    var printConfig = false
+
+    @Option(name: .customLong("data-dir"), help: "Herald's data directory (default: $XDG_DATA_HOME/herald).")
+    var dataDirectory: String?
+
+    @Option(help: "Address to listen on. (default: \(ServeSettings().host))")
+    var host: String?
 
     @Option(
         name: .customLong("console-host"),
-        help: "Address the console (pages, admin API, /metrics) listens on; beyond loopback it is served over HTTPS.")
-    var consoleHost = "127.0.0.1"
+        help:
+            "Address the console (pages, admin API, /metrics) listens on; beyond loopback it is served over HTTPS. (default: \(ServeSettings().consoleHost))"
+    )
+    var consoleHost: String?
 
-    @Option(name: .customLong("provider-port"), help: "Provider API port (HTTP/2).")
-    var providerPort = 2197
+    @Option(name: .customLong("provider-port"), help: "Provider API port (HTTP/2). (default: \(ServeSettings().providerPort))")
+    var providerPort: Int?
 
-    @Option(name: .customLong("device-port"), help: "Device link port: `herald device` connects here (WebSocket over TLS).")
-    var devicePort = 5223
+    @Option(
+        name: .customLong("device-port"),
+        help: "Device link port: `herald device` connects here (WebSocket over TLS). (default: \(ServeSettings().devicePort))")
+    var devicePort: Int?
 
-    @Option(name: .customLong("console-port"), help: "Console port: /healthz, /metrics, admin API.")
-    var consolePort = 8080
+    @Option(name: .customLong("console-port"), help: "Console port: /healthz, /metrics, admin API. (default: \(ServeSettings().consolePort))")
+    var consolePort: Int?
 
-    @Flag(help: "Serve h2c (HTTP/2 without TLS, prior knowledge) on the provider port.")
-    var plaintext = false
+    @Flag(inversion: .prefixedNo, help: "Serve h2c (HTTP/2 without TLS, prior knowledge) on the provider port. (default: TLS)")
+    var plaintext: Bool?
 
-    @Option(help: "The APNs environment this gateway plays: development or production.")
-    var environment = APNsEnvironment.development
+    @Option(help: "The APNs environment this gateway plays. (default: \(ServeSettings().environment))")
+    var environment: APNsEnvironment?
 
-    @Option(help: "Where to keep data: sqlite (the file in the data directory) or a path to a SQLite file.")
-    var store = "sqlite"
+    @Option(
+        help:
+            "Where to keep data: sqlite (the file in the data directory), a path to a SQLite file, or postgres://USER:PASS@HOST:PORT/DB (several nodes may share one). (default: \(ServeSettings().store))"
+    )
+    var store: String?
 
     @Option(name: .customLong("tls-cert"), help: "PEM server certificate (default: one from the local CA in DATA_DIR/tls).")
     var tlsCertificate: String?
@@ -46,35 +69,44 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("tls-key"), help: "PEM private key for --tls-cert.")
     var tlsKey: String?
 
-    @Option(name: .customLong("idle-timeout"), help: "Seconds without traffic before a provider connection is closed with GOAWAY IdleTimeout.")
-    var idleTimeout = 3600
+    @Option(
+        name: .customLong("idle-timeout"),
+        help: "Seconds without traffic before a provider connection is closed with GOAWAY IdleTimeout. (default: \(ServeSettings().idleTimeout))")
+    var idleTimeout: Int?
 
-    @Option(name: .customLong("device-rate-limit"), help: "Notifications per second one device token may receive.")
-    var deviceRateLimit = 2000.0
+    @Option(
+        name: .customLong("device-rate-limit"),
+        help: "Notifications per second one device token may receive. (default: \(ServeSettings().displayValue(of: .deviceRateLimit)))")
+    var deviceRateLimit: Double?
 
-    @Flag(help: "Do not print the quick start.")
-    var quiet = false
+    @Flag(inversion: .prefixedNo, help: "Do not print the quick start. (default: print it)")
+    var quiet: Bool?
+
+    @Option(name: .customLong("node-name"), help: "What the cluster calls this node. (default: the host name and the provider port, HOST:PORT)")
+    var nodeName: String?
 
     /// How long a commit waits while another process (a CLI command) holds the database: then the providers
     /// waiting for it get 503 ServiceUnavailable, never a request that hangs for GRDB's default 10 s.
     static let storeBusyTimeout: Duration = .seconds(1)
 
     func validate() throws {
-        for (name, port) in [("--provider-port", providerPort), ("--device-port", devicePort), ("--console-port", consolePort)]
-        where !(0...65535).contains(port) {
-            throw ValidationError("\(name) must be a port from 0 to 65535, not \(port)")
+        let settings = try settings()
+        let store = StoreLocation(settings.store)
+        if store.isPostgres {
+            do throws(StoreError) {
+                _ = try PostgresURL(store.text)
+            } catch {
+                throw ValidationError(error.message)  // what is wrong with the URL, never its password
+            }
         }
-        if (tlsCertificate == nil) != (tlsKey == nil) {
-            throw ValidationError("--tls-cert and --tls-key go together; give both or neither")
-        }
-        if store.hasPrefix("postgres://") || store.hasPrefix("postgresql://") {
-            throw ValidationError("the PostgreSQL store is not built yet; use --store sqlite for now")
-        }
-        if idleTimeout < 1 { throw ValidationError("--idle-timeout must be at least 1 second") }
-        if deviceRateLimit <= 0 { throw ValidationError("--device-rate-limit must be above 0") }
     }
 
     func run() async throws {
+        let settings = try settings()
+        if printConfig {
+            printNow(settings.report(environment: Self.environmentVariables))
+            return
+        }
         let logger = Logger(label: "herald")
         if let raised = OpenFileLimit.raiseToHard() {
             logger.info(
@@ -83,25 +115,23 @@ struct Serve: AsyncParsableCommand {
                     "from": "\(raised.from)", "to": "\(raised.to)",
                 ])
         }
-        let directory = try dataDirectory.prepare(quietly: true)  // the quick start names it
-        let sqlite = try DataDirectoryOption.open(store == "sqlite" ? directory.storePath : store, in: directory, busyTimeout: Self.storeBusyTimeout)
+        let directory = try DataDirectoryOption.prepare(settings.dataDirectoryLayout, quietly: true)  // the quick start names it
+        // A node of a cluster is a new one each run: its devices' links and its lease start afresh.
+        let opened = try await StoreLocation(settings.store).open(
+            in: directory, nodeID: UUID().uuidString, busyTimeout: Self.storeBusyTimeout, logger: logger)
+        do {
+            try await serve(store: opened.store, settings: settings, directory: directory, logger: logger)
+            await opened.close()
+        } catch {
+            await opened.close()
+            throw error
+        }
+    }
 
-        var configuration = GatewayConfiguration()
-        configuration.host = host
-        configuration.consoleHost = consoleHost
-        configuration.providerPort = providerPort
-        configuration.consolePort = consolePort
-        configuration.devicePort = devicePort
-        configuration.plaintext = plaintext
-        configuration.environment = environment
-        configuration.tlsCertificatePath = tlsCertificate
-        configuration.tlsKeyPath = tlsKey
-        configuration.idleTimeout = .seconds(Int64(idleTimeout))
-        configuration.deviceTokenRatePerSecond = deviceRateLimit
-        configuration.deviceTokenBurst = deviceRateLimit * 2
-
-        let gateway = try await Gateway.start(configuration: configuration, store: sqlite, dataDirectory: directory, logger: logger)
-        let quickStart = quiet ? nil : try await QuickStart.prepare(directory: directory, store: sqlite, environment: environment)
+    private func serve(store: any Store, settings: ServeSettings, directory: DataDirectory, logger: Logger) async throws {
+        let configuration = settings.gatewayConfiguration
+        let gateway = try await Gateway.start(configuration: configuration, store: store, dataDirectory: directory, logger: logger)
+        let quickStart = settings.quiet ? nil : try await QuickStart.prepare(directory: directory, store: store, environment: settings.environment)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await gateway.run() }
             if let quickStart {

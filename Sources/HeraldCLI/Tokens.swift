@@ -13,7 +13,7 @@ struct Tokens: AsyncParsableCommand {
     struct Issue: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Print the hex token of a new offline virtual device for an app.")
 
-        @OptionGroup var dataDirectory: DataDirectoryOption
+        @OptionGroup var store: StoreOption
 
         @Option(help: "The app's bundle id.")
         var topic: String
@@ -31,8 +31,10 @@ struct Tokens: AsyncParsableCommand {
                         ("note: \(topic) ends in \(pushType)'s topic suffix; if the app is \(bundleID), issue the token for that "
                             + "(--topic \(bundleID)) and send \(pushType) pushes with apns-topic \(topic)\n").utf8))
             }
-            let (_, store) = try dataDirectory.openStore()
-            print(try await store.issueVirtualToken(bundleID: topic, environment: environment, at: Date()).token.hex)
+            let record = try await store.withStore(creating: true) { store, _ in
+                try await store.issueVirtualToken(bundleID: topic, environment: environment, at: Date())
+            }
+            print(record.token.hex)
         }
     }
 
@@ -45,7 +47,7 @@ struct Tokens: AsyncParsableCommand {
             case unregistered, expired
         }
 
-        @OptionGroup var dataDirectory: DataDirectoryOption
+        @OptionGroup var store: StoreOption
 
         @Option(help: "The device token (hex).")
         var device: String
@@ -57,11 +59,13 @@ struct Tokens: AsyncParsableCommand {
             guard let token = DeviceToken(hex: device) else {
                 throw ValidationError("--device must be a device token in hex, like the one `herald tokens issue` prints")
             }
-            let (directory, store) = try dataDirectory.openExistingStore()
             let retirement: DeviceRecord.Retirement = reason == .expired ? .expired : .unregistered
             let now = Date()
-            guard let record = try await store.retire(token, as: retirement, at: now) else {
-                throw ValidationError("no device \(token.redacted) in \(directory.path)")
+            let record = try await store.withStore(creating: false) { store, name in
+                guard let record = try await store.retire(token, as: retirement, at: now) else {
+                    throw ValidationError("no device \(token.redacted) in \(name)")
+                }
+                return record
             }
             if record.retiredAt == now {
                 print("retired \(token.redacted) (\(reason.rawValue))")

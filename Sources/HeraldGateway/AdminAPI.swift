@@ -81,7 +81,7 @@ struct AdminAPI: Sendable {
     }
 
     private func devices() async throws -> Response {
-        let online = hub.onlineDeviceIDs
+        let online = try await hub.onlineDeviceIDs(everywhereIn: store)
         var list: [JSONValue] = []
         for device in try await store.linkedDevices() {
             let apps = try await store.devices(owner: device.id).map { record -> JSONValue in

@@ -13,6 +13,7 @@ enum ConsoleServer {
     static func makeApplication(
         configuration: GatewayConfiguration,
         metrics: GatewayMetrics,
+        readiness: Readiness,
         admin: AdminAPI,
         relay: DeviceLinkRelay,
         tls: TLSConfiguration?,
@@ -22,8 +23,14 @@ enum ConsoleServer {
     ) throws -> some ApplicationProtocol {
         let router = Router()
         router.add(middleware: ConsoleSecurityHeaders.middleware)
+        // Ready unless the store cannot be reached (a cluster's PostgreSQL): a load balancer then sends elsewhere.
         router.get("healthz") { _, _ in
-            "ok\n"
+            let reason = readiness.notReadyReason
+            return Response(
+                status: reason == nil ? .ok : .serviceUnavailable,
+                headers: [.contentType: "text/plain; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: reason.map { "not ready: \($0)\n" } ?? "ok\n"))
+            )
         }
         router.get("metrics") { _, _ in
             Response(

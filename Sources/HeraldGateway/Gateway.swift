@@ -65,6 +65,8 @@ public final class Gateway: Sendable {
         let metrics = GatewayMetrics()
         let authority = LocalCertificateAuthority(dataDirectory: dataDirectory)
         try dataDirectory.prepare()
+        let cluster = store as? any ClusterStore
+        if let cluster { try await SharedSecrets.shareAuthority(authority, store: cluster) }
         let listening = Set([configuration.host, configuration.consoleHost]).sorted()
         if let names = try authority.ensure(hostNames: listening.flatMap(LocalCertificateAuthority.serverNames(listeningOn:))),
             configuration.tlsCertificatePath == nil, !configuration.plaintext
@@ -72,10 +74,16 @@ public final class Gateway: Sendable {
             logger.info("issued the gateway's TLS certificate from its local CA", metadata: ["names": "\(names.joined(separator: ", "))"])
         }
         let tls = configuration.plaintext ? nil : try makeTLSContext(configuration: configuration, authority: authority)
-        let adminToken = try dataDirectory.adminToken()
+        let adminToken =
+            if let cluster { try await SharedSecrets.adminToken(store: cluster, dataDirectory: dataDirectory) } else {
+                try dataDirectory.adminToken()
+            }
 
-        let hub = DeviceHub()
+        let linkChanges = cluster.map { LinkChanges(store: $0, logger: logger) }
+        let hub = DeviceHub(changes: linkChanges)
         let events = DeliveryEvents()
+        let feed = cluster.map { ClusterFeed(store: $0, hub: hub, events: events, logger: logger) }
+        let readiness = Readiness()
         let directory = Directory(store: store, timeToLive: configuration.directoryTimeToLive)
         let writer = NotificationWriter(
             store: store,
@@ -84,6 +92,7 @@ public final class Gateway: Sendable {
             metrics: metrics,
             logger: logger,
             onCommitted: { committed in
+                if let feed { return feed.committed(committed) }  // handed on in the cluster's commit order
                 hub.committed(committed)
                 events.publish { DeliveryEvents.committed(committed) }
             }
@@ -123,6 +132,7 @@ public final class Gateway: Sendable {
         let console = try ConsoleServer.makeApplication(
             configuration: configuration,
             metrics: metrics,
+            readiness: readiness,
             admin: AdminAPI(
                 store: store, hub: hub, auth: consoleAuth, events: events,
                 validators: ConsoleValidators(store: store, directory: directory, hub: hub, environment: configuration.environment, clock: clock),
@@ -152,9 +162,18 @@ public final class Gateway: Sendable {
         )
         // Services stop in reverse order: the provider API drains first, then the device links; the
         // delivery recorder and the writer commit last.
+        var clusterServices: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        if let cluster, let feed, let linkChanges {
+            let node = ClusterNode(
+                id: cluster.nodeID, name: configuration.nodeName ?? Self.defaultNodeName(providerPort: provider.port), startedAt: clock.now())
+            let membership = ClusterMembership(
+                store: cluster, node: node, interval: configuration.heartbeatInterval, lease: configuration.lease, readiness: readiness,
+                logger: logger)
+            clusterServices = [.init(service: membership), .init(service: feed), .init(service: linkChanges)]
+        }
         let group = ServiceGroup(
             configuration: .init(
-                services: [
+                services: clusterServices + [
                     .init(service: StoreMaintenance(store: store, interval: .milliseconds(200), logger: logger)),
                     .init(service: writer), .init(service: recorder), .init(service: sender),
                     .init(
@@ -187,6 +206,15 @@ public final class Gateway: Sendable {
             consolePortPromise: consolePort,
             devicePortPromise: devicePort
         )
+    }
+
+    /// The host name and the provider port: what a node is called unless configured.
+    private static func defaultNodeName(providerPort: Int) -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        let host =
+            gethostname(&buffer, buffer.count) == 0
+            ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "localhost"
+        return "\(host):\(providerPort)"
     }
 
     /// The server certificate and key (given, or the local CA's) with TLS 1.2 as the floor; each port adds its ALPN.

@@ -72,6 +72,13 @@ public struct GatewayConfiguration: Sendable {
     /// notifications providers are waiting on.
     public var deliveryRecordInterval = Duration.milliseconds(50)
 
+    /// What the other nodes of a cluster call this one (nil: the host name and the provider port).
+    public var nodeName: String?
+    /// How often a cluster node renews its lease in the store, and how long each renewal lasts: a node that stops
+    /// renewing (dead, or cut off from the store) counts as gone after the lease, and its devices as offline.
+    public var heartbeatInterval = Duration.seconds(1)
+    public var lease = Duration.seconds(5)
+
     public init() {}
 }
 

@@ -16,7 +16,7 @@ public struct LocalCertificateAuthority: Sendable {
     public let caCertificatePath: String
     public let serverCertificatePath: String
     public let serverKeyPath: String
-    private let caKeyPath: String
+    let caKeyPath: String
 
     public init(dataDirectory: DataDirectory) {
         let tls = dataDirectory.tlsDirectory.path
@@ -84,7 +84,7 @@ public struct LocalCertificateAuthority: Sendable {
         return names
     }
 
-    private func createAuthority() throws {
+    func createAuthority() throws {
         let key = P256.Signing.PrivateKey()
         let name = try DistinguishedName {
             OrganizationName("Herald")

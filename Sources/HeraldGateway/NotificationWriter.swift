@@ -167,6 +167,11 @@ final class NotificationWriter: Service, Sendable {
                 // worth a retry, as APNs' 503 says.
                 self.logger.warning("store busy: another process holds the database", metadata: ["count": "\(completions.count)"])
                 Self.complete(completions, failure: Rejection(.serviceUnavailable, "the store is held by another process; retry shortly"))
+            case .failure(let error) where error.code == .unavailable:
+                // The store cannot be reached (a cluster's PostgreSQL is down or cut off): nothing was stored, and a
+                // retry succeeds once it is back.
+                self.logger.error("store unavailable", metadata: ["count": "\(completions.count)", "error": "\(error.message)"])
+                Self.complete(completions, failure: Rejection(.serviceUnavailable, "the store cannot be reached; retry later"))
             case .failure(let error):
                 self.logger.error("store commit failed", metadata: ["count": "\(completions.count)", "error": "\(error.code): \(error.message)"])
                 Self.complete(completions, failure: Rejection(.internalServerError, "the notification could not be stored"))

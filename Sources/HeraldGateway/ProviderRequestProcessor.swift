@@ -128,9 +128,15 @@ final class ProviderRequestProcessor: Sendable {
         }
     }
 
+    /// The answer when a key, device or policy cannot be read: 503 while the store cannot be reached or is held (a
+    /// retry may succeed), else 500.
     private func storeFailure<T>(_ apnsID: UUID, _ result: Result<T, any Error>) -> ProviderResponse {
-        if case .failure(let error) = result {
-            logger.error("store read failed", metadata: ["error": "\(error)"])
+        guard case .failure(let error) = result else {
+            return ProviderResponse(apnsID: apnsID, rejection: Rejection(.internalServerError, "the store cannot be read"))
+        }
+        logger.error("store read failed", metadata: ["error": "\(error)"])
+        if let error = error as? StoreError, error.code == .unavailable || error.code == .busy {
+            return ProviderResponse(apnsID: apnsID, rejection: Rejection(.serviceUnavailable, "the store cannot be reached; retry later"))
         }
         return ProviderResponse(apnsID: apnsID, rejection: Rejection(.internalServerError, "the store cannot be read"))
     }

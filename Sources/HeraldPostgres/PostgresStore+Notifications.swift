@@ -15,13 +15,20 @@ extension PostgresStore {
             admitted.delivery = notification.admission
             return admitted
         }
-        let first = try await rows(
-            "store \(batch.count) notifications", Self.insert, Self.insertBindings(admitted, node: nodeID)
-        ) { row in try row.next(Int64.self) }.first
-        guard let first else { throw StoreError(.corrupt, "storing \(batch.count) notifications returned no id") }
+        let returned =
+            try await rows(
+                "store \(batch.count) notifications", Self.insert, Self.insertBindings(admitted, node: nodeID)
+            ) { row in try row.next([Int64].self) }.first ?? []
+        guard let first = returned.first else { throw StoreError(.corrupt, "storing \(batch.count) notifications returned no id") }
+        // Kept as for an offline device, but the device is linked to another node: pushed, as to an online device.
+        let online = Set(returned.dropFirst())
         return admitted.enumerated().map { index, notification in
             var committed = notification
             committed.id = first + Int64(index)
+            if online.contains(first + Int64(index)) {
+                committed.offlinePolicy = nil
+                committed.delivery = Delivery()
+            }
             return committed
         }
     }

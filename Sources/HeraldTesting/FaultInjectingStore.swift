@@ -4,10 +4,10 @@ public import HeraldWire
 import Synchronization
 
 /// A real store with faults on demand: notification inserts can be made to fail or to wait, to
-/// provoke 500s and to keep requests in flight. Everything else passes straight through.
+/// provoke 500s and 503s and to keep requests in flight. Everything else passes straight through.
 public final class FaultInjectingStore: Store {
     private struct Faults {
-        var failWrites = false
+        var failWrites: StoreError.Code?
         var held: [CheckedContinuation<Void, Never>]?
         var insertedBatchSizes: [Int] = []
     }
@@ -19,9 +19,10 @@ public final class FaultInjectingStore: Store {
         self.base = base
     }
 
-    /// Makes every later notification insert fail (true) or succeed again (false).
-    public func setFailWrites(_ fail: Bool) {
-        faults.withLock { $0.failWrites = fail }
+    /// Makes every later notification insert fail with `code` (`.unavailable`: the store cannot be reached; `.corrupt`:
+    /// it answered with something unreadable), or succeed again (nil).
+    public func setFailWrites(_ code: StoreError.Code?) {
+        faults.withLock { $0.failWrites = code }
     }
 
     /// Makes notification inserts wait until ``releaseWrites()``.
@@ -53,7 +54,7 @@ public final class FaultInjectingStore: Store {
             }
             if !wait { continuation.resume() }
         }
-        if faults.withLock({ $0.failWrites }) { throw StoreError(.unavailable, "writes are failing (test)") }
+        if let code = faults.withLock({ $0.failWrites }) { throw StoreError(code, "writes are failing (test)") }
         return try await base.insertNotifications(batch)
     }
 

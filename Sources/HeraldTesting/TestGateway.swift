@@ -47,8 +47,11 @@ public final class TestGateway: Sendable {
     }
 
     /// Starts a gateway; `configure` adjusts the configuration (ports are always free ones).
+    ///
+    /// - Parameter privateKey: The default key's private half: the nodes of one cluster share it (each registers it).
     public static func start(
         store: (any Store)? = nil,
+        privateKey: P256.Signing.PrivateKey = P256.Signing.PrivateKey(),
         logger: Logger = Logger(label: "herald-test", factory: { _ in SwiftLogNoOpLogHandler() }),
         configure: (inout GatewayConfiguration) -> Void = { _ in }
     ) async throws -> TestGateway {
@@ -73,7 +76,7 @@ public final class TestGateway: Sendable {
         let running = Task { try await gateway.run() }
         let test = TestGateway(
             gateway: gateway, store: store, clock: clock, directory: directory, configuration: configuration,
-            privateKey: P256.Signing.PrivateKey(), running: running
+            privateKey: privateKey, running: running
         )
         try await test.addKey(teamID: teamID, keyID: keyID, key: test.privateKey)
         return test

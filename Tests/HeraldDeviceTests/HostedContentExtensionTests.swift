@@ -76,6 +76,6 @@ import UserNotificationsUI
         let started = ContinuousClock.now
         let failure = try #require(try await startScript("exec sleep 30", budget: .milliseconds(300)), "a hanging extension was hosted")
         #expect(failure.reason.contains("drew no view within"), "\(failure.reason)")
-        #expect(ContinuousClock.now - started < .seconds(10))
+        #expect(ContinuousClock.now - started < .seconds(20))  // killed, not waited for (its sleep is 30 s)
     }
 }

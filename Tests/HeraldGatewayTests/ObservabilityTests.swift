@@ -53,7 +53,7 @@ import FoundationNetworking
             ).status == 400)
         let forged = try await gateway.push { $0.jwt = "eyJhbGciOiJFUzI1NiJ9.eyJpc3MiOiJYIn0.c2ln" }
         #expect(try await gateway.connect().send(forged).status == 403)
-        (gateway.store as? FaultInjectingStore)?.setFailWrites(true)
+        (gateway.store as? FaultInjectingStore)?.setFailWrites(.corrupt)
         #expect(try await connection.send(push).status == 500)
         try await gateway.stop()
 

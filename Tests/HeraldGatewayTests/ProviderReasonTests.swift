@@ -107,10 +107,15 @@ import Testing
             return try await connection.send(push)
         },
         .single(.internalServerError) { gateway in
-            (gateway.store as? FaultInjectingStore)?.setFailWrites(true)
+            (gateway.store as? FaultInjectingStore)?.setFailWrites(.corrupt)
             return try await gateway.push()
         },
         .single(.serviceUnavailable, configure: { $0.writeQueueLimit = 0 }) { try await $0.push() },
+        // The store cannot be reached (a cluster's PostgreSQL is down): nothing was stored, and a retry may succeed.
+        .single(.serviceUnavailable) { gateway in
+            (gateway.store as? FaultInjectingStore)?.setFailWrites(.unavailable)
+            return try await gateway.push()
+        },
     ]
 
     @Test(arguments: scenarios)

@@ -30,8 +30,9 @@ import Testing
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<8 { group.addTask { _ = (0..<1000).reduce(0, +) } }
         }
-        // On the cooperative pool the engines would hold every thread for the 5 s busy timeout.
-        #expect(ContinuousClock.now - started < .seconds(2))
+        // On the cooperative pool the engines would hold every thread for the 5 s busy timeout; a full parallel run
+        // (PostgreSQL and three-node cluster tests beside it) has made this work take over 2 s.
+        #expect(ContinuousClock.now - started < .seconds(4))
 
         try await other.writeWithoutTransaction { try $0.execute(sql: "ROLLBACK") }
         for task in waiting { try await task.value }

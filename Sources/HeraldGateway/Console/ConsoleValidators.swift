@@ -97,7 +97,7 @@ struct ConsoleValidators: Sendable {
         ]
         if let owner = record.owner {
             fields["deviceID"] = .string(owner)
-            fields["online"] = .bool(hub.onlineDeviceIDs.contains(owner))
+            fields["online"] = .bool(try await hub.onlineDeviceIDs(everywhereIn: store).contains(owner))
         } else {
             fields["virtual"] = .bool(true)
         }

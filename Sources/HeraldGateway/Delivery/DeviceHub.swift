@@ -4,11 +4,18 @@ import Synchronization
 /// The devices online on this gateway, one link each, and the hand-off of committed notifications to them.
 final class DeviceHub: Sendable {
     private let links = Mutex<[String: DeviceLink]>([:])
+    /// Where devices coming and going are noted for the rest of a cluster.
+    private let changes: LinkChanges?
+
+    init(changes: LinkChanges? = nil) {
+        self.changes = changes
+    }
 
     /// Makes `link` the device's link; returns the one it replaces (a device holds one link at a time).
     func attach(_ link: DeviceLink) -> DeviceLink? {
         links.withLock { links in
             defer { links[link.deviceID] = link }
+            changes?.note(link.deviceID, linked: true)  // under the lock: noted in the order the hub changed
             return links[link.deviceID]
         }
     }
@@ -16,7 +23,9 @@ final class DeviceHub: Sendable {
     /// Forgets `link` if it is still the device's current one.
     func detach(_ link: DeviceLink) {
         links.withLock { links in
-            if links[link.deviceID] === link { links[link.deviceID] = nil }
+            guard links[link.deviceID] === link else { return }
+            links[link.deviceID] = nil
+            changes?.note(link.deviceID, linked: false)
         }
     }
 
@@ -25,6 +34,8 @@ final class DeviceHub: Sendable {
     }
 
     var onlineDeviceIDs: Set<String> { links.withLock { Set($0.keys) } }
+
+    var hasLinks: Bool { links.withLock { !$0.isEmpty } }
 
     /// Hands each pending notification whose device is online to its link, in commit order.
     func committed(_ notifications: [StoredNotification]) {
@@ -38,5 +49,18 @@ final class DeviceHub: Sendable {
             }
         }
         for (link, notification) in byLink { link.offer(notification) }
+    }
+
+    /// Has every link read what is pending for it from the store again: commits went by that it was not offered.
+    func resynchronize() {
+        for link in links.withLock({ Array($0.values) }) { link.resynchronize() }
+    }
+}
+
+extension DeviceHub {
+    /// The devices online on this gateway and, when `store` is a cluster's, on every live node.
+    func onlineDeviceIDs(everywhereIn store: any Store) async throws(StoreError) -> Set<String> {
+        guard let cluster = store as? any ClusterStore else { return onlineDeviceIDs }
+        return try await onlineDeviceIDs.union(cluster.deviceLinks().map(\.deviceID))
     }
 }

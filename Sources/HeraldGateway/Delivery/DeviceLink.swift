@@ -134,6 +134,18 @@ final class DeviceLink: Sendable {
         if wakeNow { wake() }
     }
 
+    /// Commits may have gone by unoffered (a cluster node lost its notices of them): read what is pending after the
+    /// cursor from the store again.
+    func resynchronize() {
+        let wakeNow = state.withLock { state in
+            guard !state.closed else { return false }
+            state.backlog = true
+            state.missed += 1  // a fetch under way may predate the missed commits: it must not clear the backlog
+            return !state.fetching && state.wakeOnce()
+        }
+        if wakeNow { wake() }
+    }
+
     /// Stops the link; the first reason given is the one that counts.
     func close(_ reason: CloseReason) {
         let wakeNow = state.withLock { state in

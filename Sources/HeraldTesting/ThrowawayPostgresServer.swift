@@ -1,13 +1,12 @@
 import Foundation
 import HeraldDevice
-import HeraldTesting
 
 /// A PostgreSQL server of a test's own (`scripts/postgres-test-server.sh`), which it may stop and start again: the
 /// shared test server must stay up for the other tests.
-struct ThrowawayPostgresServer {
-    let directory: String
+public struct ThrowawayPostgresServer: Sendable {
+    public let directory: String
     /// The maintenance URL (`…/postgres`).
-    let url: String
+    public let url: String
 
     private static let script: String = {
         var url = URL(fileURLWithPath: #filePath)
@@ -15,7 +14,7 @@ struct ThrowawayPostgresServer {
         return url.appendingPathComponent("scripts/postgres-test-server.sh").path
     }()
 
-    static func start() async throws -> ThrowawayPostgresServer {
+    public static func start() async throws -> ThrowawayPostgresServer {
         let directory = TemporaryPath.make("herald-postgres-server")
         try await run("start", directory)
         let url = try String(contentsOfFile: directory + "/url", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -23,13 +22,13 @@ struct ThrowawayPostgresServer {
     }
 
     /// Stops the server (`pg_ctl stop -m fast`: sessions are ended), keeping its data.
-    func halt() async throws { try await Self.run("halt", directory) }
+    public func halt() async throws { try await Self.run("halt", directory) }
 
     /// Starts the halted server again, on the same port.
-    func resume() async throws { try await Self.run("resume", directory) }
+    public func resume() async throws { try await Self.run("resume", directory) }
 
     /// Stops the server and removes its files.
-    func stop() async throws { try await Self.run("stop", directory) }
+    public func stop() async throws { try await Self.run("stop", directory) }
 
     private static func run(_ command: String, _ directory: String) async throws {
         let log = directory + "-\(command).log"
