@@ -17,8 +17,8 @@ extension PostgresURL {
         return configuration
     }
 
-    /// The pool's configuration: at most `maximumConnections`, each connecting within `connectTimeout` and starting
-    /// its sessions with `parameters` (`SET` values, such as `lock_timeout`).
+    /// The pool's configuration: at least one connection and at most `maximumConnections`, each connecting within
+    /// `connectTimeout` and starting its sessions with `parameters` (`SET` values, such as `lock_timeout`).
     func clientConfiguration(
         maximumConnections: Int, connectTimeout: Duration, parameters: [(String, String)]
     ) -> PostgresClient.Configuration {
@@ -31,6 +31,9 @@ extension PostgresURL {
         var configuration = PostgresClient.Configuration(
             host: host, port: port, username: user, password: password, database: database, tls: tls)
         configuration.options.maximumConnections = maximumConnections
+        // One connection is made as the pool starts and kept (with PostgresNIO's keep-alive), so the first call does
+        // not wait for a connection to be made.
+        configuration.options.minimumConnections = min(1, maximumConnections)
         configuration.options.connectTimeout = connectTimeout
         configuration.options.additionalStartupParameters = parameters
         return configuration
