@@ -39,7 +39,7 @@ import Testing
         let url = PostgresTestDatabase.replacingDatabase(of: server.url, with: "postgres")
         let endpoint = try PostgresURL(url).endpoint
         let store = try await PostgresStore(
-            url: url, nodeID: "node-one", configuration: configuration(timeout: .seconds(1)), logger: PostgresTesting.logger)
+            url: url, nodeID: "node-one", configuration: configuration(timeout: .seconds(3)), logger: PostgresTesting.logger)
         let heard = Mutex<[CommitNotice]>([])
         let listening = Task {
             for await notice in store.commitNotices() { heard.withLock { $0.append(notice) } }
