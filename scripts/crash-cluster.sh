@@ -17,13 +17,16 @@
 #                        HAProxy to another node. Recovery: kill -> the device linked to another node, and -> the
 #                        device showing notifications again. The killed node is then restarted for the next phase.
 #   PostgreSQL halted  - the flood runs at RATE/s (default N/10, so it outlasts the outage); once a third are answered
-#                        PostgreSQL is halted (pg_ctl stop -m fast) for OUTAGE seconds: providers must get 503 and
-#                        every node's /healthz must say 503; then it is resumed on the same port and the nodes must
-#                        recover by themselves. Recovery: resume -> /healthz 200 on all nodes, -> the next 200.
+#                        PostgreSQL is halted (pg_ctl stop -m fast) until every node's /healthz says 503 (within
+#                        10 s) and OUTAGE seconds (default 3) have passed; providers must get 503. Then it is resumed
+#                        on the same port and the nodes must recover by themselves. Recovery: resume -> /healthz 200
+#                        on all nodes, -> the next 200.
 # herald-bench flood writes every apns-id answered 200 to a file as the answer arrives. The check (as
 # scripts/crash-delivery.sh): each of them was shown by the device exactly once, and none twice. Exits 1 on any loss
-# or duplicate, or when a phase's outage was not seen (no 503, /healthz still 200). Installs HAProxy and PostgreSQL
-# from Debian when they are missing.
+# or duplicate; on a hang (a request left without an answer past the flood's 10 s deadline, a flood still running
+# well past its time: what each node does then is printed); when the outage was not seen (no 503, /healthz still
+# 200) or the nodes did not recover; or when a node does not stop within 15 s of SIGTERM. Installs HAProxy and
+# PostgreSQL from Debian when they are missing.
 set -euo pipefail
 
 N=${N:-10000}
@@ -236,8 +239,9 @@ statuses() { # statuses PHASE STATUS: how many answers the flood counted with th
 # check PHASE FIRST_LINE RECOVERY: waits for the device to show every accepted id, then compares (from FIRST_LINE of
 # its output) and prints the phase's line.
 check() {
+  local outcome=0
   python3 - "$work/$1-accepted.txt" "$work/device.jsonl" "$2" "$1" "$(statuses "$1" 503)" "$(statuses "$1" "no answer:")" "$3" \
-    "$(statuses "$1" "500")" "$(awk '/× no answer: no answer within/ { sum += $1 } END { print sum + 0 }' "$work/$1-flood.txt")" <<'PY'
+    "$(statuses "$1" "500")" "$(awk '/× no answer: no answer within/ { sum += $1 } END { print sum + 0 }' "$work/$1-flood.txt")" <<'PY' || outcome=1
 import json, sys, time
 accepted = [line.strip() for line in open(sys.argv[1]) if line.strip()]
 first_line, phase, refused, unanswered_requests, recovery = int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6], sys.argv[7]
@@ -267,7 +271,8 @@ if hung:
     print("  HANG: requests got no answer within the flood's 10 s deadline (not a lost connection): see the flood's lines")
 sys.exit(1 if missing or twice or hung else 0)
 PY
-  if [ $hung = 1 ]; then echo "  HANG: the flood had to be stopped" >&2; hung=0; return 1; fi
+  if [ $hung = 1 ]; then echo "  HANG: the flood had to be stopped" >&2; hung=0; outcome=1; fi
+  return $outcome
 }
 
 echo "node killed: $N notifications through HAProxy; the device's node is killed with SIGKILL after a third" >&2
