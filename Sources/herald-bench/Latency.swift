@@ -40,8 +40,8 @@ struct Latency: AsyncParsableCommand {
         let dueAt = Locked<[String: ContinuousClock.Instant]>([:])
         let endToEnd = Locked<[Duration]>([])
         let answered = Locked<[Duration]>([])
-        // When each 200 arrived and when each notification reached its device, by apns-id: the time from the
-        // gateway's acceptance to the device, whichever came first.
+        // When each 200 arrived and when each notification reached its device, by apns-id: for the time from the
+        // gateway's acceptance to the device (zero for those the device had before the provider had their 200).
         let answeredAt = Locked<[String: ContinuousClock.Instant]>([:])
         let receivedAt = Locked<[String: ContinuousClock.Instant]>([:])
         let outcomes = Locked<[String: Int]>([:])
