@@ -6,7 +6,8 @@ import Synchronization
 import UserNotifications
 
 /// End-to-end latency: notifications sent open-loop at a fixed rate to devices on live links, timed from the
-/// moment each was due to be sent to the moment the device's handler sees it.
+/// moment each was due to be sent to the moment the device's handler sees it, and from the moment its 200 arrived.
+/// `--provider` and `--device-gateway` may name different nodes of a cluster: sent to one, delivered by another.
 struct Latency: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Provider → device latency at a fixed rate (p50/p99 from the due send time to the device's handler)."
@@ -39,6 +40,10 @@ struct Latency: AsyncParsableCommand {
         let dueAt = Locked<[String: ContinuousClock.Instant]>([:])
         let endToEnd = Locked<[Duration]>([])
         let answered = Locked<[Duration]>([])
+        // When each 200 arrived and when each notification reached its device, by apns-id: for the time from the
+        // gateway's acceptance to the device (zero for those the device had before the provider had their 200).
+        let answeredAt = Locked<[String: ContinuousClock.Instant]>([:])
+        let receivedAt = Locked<[String: ContinuousClock.Instant]>([:])
         let outcomes = Locked<[String: Int]>([:])
 
         try await withThrowingDiscardingTaskGroup { links in
@@ -46,8 +51,10 @@ struct Latency: AsyncParsableCommand {
                 links.addTask {
                     await device.run { notification in
                         let now = ContinuousClock.now
-                        guard let due = dueAt.withLock({ $0[APNsID.format(notification.apnsID)] }) else { return }
+                        let id = APNsID.format(notification.apnsID)
+                        guard let due = dueAt.withLock({ $0[id] }) else { return }
                         endToEnd.withLock { $0.append(now - due) }
+                        receivedAt.withLock { $0[id] = now }
                     }
                 }
             }
@@ -77,7 +84,11 @@ struct Latency: AsyncParsableCommand {
                             do {
                                 let response = try await pool.send(token: token, apnsID: id, body: body)
                                 outcome = response.status == 200 ? "200" : "\(response.status) \(response.reason?.rawValue ?? "")"
-                                if response.status == 200 { answered.withLock { $0.append(ContinuousClock.now - dueInstant) } }
+                                if response.status == 200 {
+                                    let now = ContinuousClock.now
+                                    answered.withLock { $0.append(now - dueInstant) }
+                                    answeredAt.withLock { $0[id] = now }
+                                }
                             } catch {
                                 outcome = "error: \(error)"
                             }
@@ -109,6 +120,12 @@ struct Latency: AsyncParsableCommand {
             }
             print("provider 200:     \(Percentiles(answered.withLock { $0 }).summary)")
             print("provider→device:  \(Percentiles(delivered).summary)")
+            let received = receivedAt.withLock { $0 }
+            let sinceAnswer = answeredAt.withLock { $0 }.compactMap { id, answer in received[id].map { $0 - answer } }
+            let beforeAnswer = sinceAnswer.filter { $0 < .zero }.count
+            print(
+                "200→device:       \(Percentiles(sinceAnswer.map { max($0, .zero) }).summary)  (\(beforeAnswer) of \(sinceAnswer.count) on the device before their 200 arrived: 0)"
+            )
             links.cancelAll()
         }
     }
