@@ -210,11 +210,7 @@ public final class Gateway: Sendable {
 
     /// The host name and the provider port: what a node is called unless configured.
     private static func defaultNodeName(providerPort: Int) -> String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        let host =
-            gethostname(&buffer, buffer.count) == 0
-            ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "localhost"
-        return "\(host):\(providerPort)"
+        "\(LocalCertificateAuthority.machineHostName ?? "localhost"):\(providerPort)"
     }
 
     /// The server certificate and key (given, or the local CA's) with TLS 1.2 as the floor; each port adds its ALPN.

@@ -49,15 +49,19 @@ public struct LocalCertificateAuthority: Sendable {
         return names
     }
 
+    /// This machine's host name (gethostname(2)); nil when it cannot be read.
+    static var machineHostName: String? {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count) == 0 else { return nil }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// What the gateway's certificate must name for clients to reach it as people write its address: `localhost`,
     /// 127.0.0.1, ::1, the machine's host name, and `host` (it listens there) or, when `host` is 0.0.0.0 or ::,
     /// every address of the machine's network interfaces.
     public static func serverNames(listeningOn host: String) -> [String] {
         var names = [host, "localhost", "127.0.0.1", "::1"]
-        var buffer = [CChar](repeating: 0, count: 256)
-        if gethostname(&buffer, buffer.count) == 0 {
-            names.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
+        if let machine = machineHostName { names.append(machine) }
         if ListenAddress.isWildcard(host) {
             let devices = (try? System.enumerateDevices()) ?? []
             for address in devices.compactMap(\.address) {
