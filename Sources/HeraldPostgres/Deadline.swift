@@ -8,12 +8,15 @@ enum DeadlineOutcome<Value: Sendable>: Sendable {
 
 /// Runs `work` in a task of its own and waits for it at most `timeout`. Past it, `onTimeout` runs, the work's task
 /// is cancelled, and this returns ``DeadlineOutcome/timedOut`` at once, while the work ends in its own time.
+/// `giveUpEarly`, run beside the work, may end the wait sooner: when it returns true, this returns
+/// ``DeadlineOutcome/timedOut`` at once (without `onTimeout`), and the work is cancelled.
 ///
 /// Unlike a task group, this does not wait for work that cannot be cancelled (a query on a connection, a lease from
 /// PostgresNIO's pool that missed its cancellation): the caller's deadline holds whatever the work does. Cancelling
 /// the caller cancels the work and returns at once.
 func withDeadline<Value: Sendable>(
-    _ timeout: Duration, onTimeout: @escaping @Sendable () async -> Void, _ work: @escaping @Sendable () async throws -> Value
+    _ timeout: Duration, onTimeout: @escaping @Sendable () async -> Void, giveUpEarly: (@Sendable () async -> Bool)? = nil,
+    _ work: @escaping @Sendable () async throws -> Value
 ) async throws -> DeadlineOutcome<Value> {
     let race = DeadlineRace<Value>()
     return try await withTaskCancellationHandler {
@@ -36,7 +39,11 @@ func withDeadline<Value: Sendable>(
                 worker.cancel()
                 race.finish(.success(.timedOut))
             }
-            race.started(worker, timer)
+            var tasks = [worker, timer]
+            if let giveUpEarly {
+                tasks.append(Task { if await giveUpEarly() { race.finish(.success(.timedOut)) } })
+            }
+            race.started(tasks)
         }
     } onCancel: {
         race.cancel()
@@ -57,7 +64,7 @@ private final class DeadlineRace<Value: Sendable>: Sendable {
         state.withLock { $0.continuation = continuation }
     }
 
-    func started(_ tasks: Task<Void, Never>...) {
+    func started(_ tasks: [Task<Void, Never>]) {
         let cancelled = state.withLock { state in
             state.tasks = tasks
             return state.cancelled || state.continuation == nil

@@ -13,6 +13,10 @@ extension PostgresStore {
     /// on the connection, `.unavailable`, and that connection is closed, which ends what ran on it (a transaction left
     /// open rolls back).
     ///
+    /// A call that has waited for a connection for a moment (``waitBeforeProbing``) asks ``Reachability`` whether the server
+    /// takes connections, and fails `.unavailable` at once if it does not: while PostgreSQL is down, calls fail in about
+    /// that moment rather than at their deadline.
+    ///
     /// - Parameter what: What the call does, for messages: "store 20 notifications".
     func withConnection<Value: Sendable>(
         _ what: @autoclosure () -> String, _ body: @escaping @Sendable (PostgresConnection) async throws -> Value
@@ -28,6 +32,9 @@ extension PostgresStore {
                     let _: EventLoopFuture<Void> = connection.close()
                     try? await connection.closeFuture.get()
                 }
+            } giveUpEarly: { [reachability, waitBeforeProbing] in
+                guard (try? await Task.sleep(for: waitBeforeProbing)) != nil, call.isWaitingForAConnection else { return false }
+                return await reachability.unreachableReason() != nil && call.giveUpWaiting()
             } _: { [client] in
                 try await Self.run(body, on: client, for: call)
             }
@@ -43,6 +50,9 @@ extension PostgresStore {
         case .timedOut: throw await timedOut(call, cannot: what())
         }
     }
+
+    /// How long a call waits for its first connection before asking whether the server takes connections.
+    var waitBeforeProbing: Duration { min(.milliseconds(500), configuration.requestTimeout / 4) }
 
     /// The failure of a call past its deadline: the server did not answer on its connection, or no connection came.
     private func timedOut(_ call: Call, cannot what: String) async -> StoreError {
@@ -69,7 +79,9 @@ extension PostgresStore {
                     // Past the deadline nothing more starts.
                     guard !connection.isClosed, call.start(on: connection) else { return nil }
                     defer { call.end() }
-                    return try await body(connection)
+                    let value = try await body(connection)
+                    call.finish()
+                    return value
                 }
                 if let value { return value }
             } catch let error as PSQLError where !retried && call.isRunning && Self.connectionClosed.contains(error.code) {
@@ -88,16 +100,11 @@ extension PostgresStore {
         !(error is PSQLError || error is PostgresDecodingError || error is StoreError)
     }
 
-    /// The failure of a call that got no connection in time: tries a connection of its own (at most a second) to say
-    /// why the server cannot be reached; if it can be, every pooled connection stayed in use.
+    /// The failure of a call that got no connection in time: why the server cannot be reached (``Reachability``); if
+    /// it can be, every pooled connection stayed in use.
     private func unreachable(cannot what: String) async -> StoreError {
-        var probe = connectionConfiguration
-        probe.options.connectTimeout = .seconds(1)
-        do {
-            let connection = try await PostgresConnection.connect(configuration: probe, id: 0, logger: logger)
-            try? await connection.close()
-        } catch {
-            return StoreError(.unavailable, "cannot \(what): cannot reach PostgreSQL at \(url.endpoint): \(StoreError.reason(error))")
+        if let reason = await reachability.unreachableReason() {
+            return StoreError(.unavailable, "cannot \(what): cannot reach PostgreSQL at \(url.endpoint): \(reason)")
         }
         return StoreError(
             .busy,
@@ -145,6 +152,8 @@ private final class Call: Sendable {
     private struct State {
         var connection: PostgresConnection?
         var outcome = Outcome.running
+        /// Whether its work returned: only the deadline could end the call from then on.
+        var finished = false
     }
 
     private let state = Mutex(State())
@@ -163,6 +172,29 @@ private final class Call: Sendable {
             state.connection = connection
             return true
         }
+    }
+
+    /// Whether the call waits for a connection: the first, or another after its connection closed under it.
+    var isWaitingForAConnection: Bool {
+        state.withLock { state in
+            guard case .running = state.outcome else { return false }
+            return state.connection == nil && !state.finished
+        }
+    }
+
+    /// Ends a call waiting for a connection as if past its deadline (nothing starts on a connection that comes later);
+    /// false when it has one meanwhile or its work returned, and it goes on.
+    func giveUpWaiting() -> Bool {
+        state.withLock { state in
+            guard case .running = state.outcome, state.connection == nil, !state.finished else { return false }
+            state.outcome = .timedOut(leased: false)
+            return true
+        }
+    }
+
+    /// Records that the call's work returned (before its connection is let go).
+    func finish() {
+        state.withLock { $0.finished = true }
     }
 
     /// Records that the call no longer runs on a connection.

@@ -24,9 +24,11 @@ public final class PostgresStore: ClusterStore {
     public let url: PostgresURL
     let configuration: Configuration
     let client: PostgresClient
-    /// For the connections outside the pool: commit notice streams, probes of an unreachable server.
+    /// For the connections outside the pool: commit notice streams, ``reachability``'s probes.
     let connectionConfiguration: PostgresConnection.Configuration
     let logger: Logger
+    /// Whether the server takes connections, for calls that wait for one.
+    let reachability: Reachability
     /// Runs the pool until ``close()``.
     private let running: Task<Void, Never>
     let listeners: CommitListeners
@@ -65,6 +67,7 @@ public final class PostgresStore: ClusterStore {
         self.logger = logger
         self.client = client
         self.connectionConfiguration = connectionConfiguration
+        self.reachability = Reachability(configuration: connectionConfiguration, logger: logger)
         self.listeners = CommitListeners()
         running = Task { await client.run() }
     }
