@@ -1,0 +1,1 @@
+../../../Sources/UserNotifications/DaemonClient/LineFrameDecoder.swift

@@ -1,0 +1,81 @@
+import Foundation
+import HeraldWire
+
+/// How JSONParser's reading compares with JSONSerialization's, and the inputs where they differ by design
+/// (docs/reliability.md lists them).
+enum JSONReference {
+    /// Whether `bytes` are compared at all. Not compared, by design:
+    /// - text in another encoding than UTF-8 (a byte order mark, or NUL bytes in the first four as UTF-16 and
+    ///   UTF-32 have them): JSONSerialization detects UTF-16 and UTF-32; APNs payloads are UTF-8 (RFC 8259 §8.1);
+    /// - nesting deeper than JSONParser's 64 levels, which it refuses so hostile payloads cannot exhaust the stack.
+    static func isCompared(_ bytes: Data, parsed: JSONValue?) -> Bool {
+        let head = Array(bytes.prefix(4))
+        if head.contains(0) || head.starts(with: [0xEF, 0xBB, 0xBF]) || head.starts(with: [0xFE, 0xFF])
+            || head.starts(with: [0xFF, 0xFE])
+        {
+            return false
+        }
+        return parsed != nil || nestingDepth(bytes) <= 64
+    }
+
+    /// The deepest nesting of arrays and objects outside strings.
+    static func nestingDepth(_ bytes: Data) -> Int {
+        var depth = 0
+        var deepest = 0
+        var inString = false
+        var escaped = false
+        for byte in bytes {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+                deepest = max(deepest, depth)
+            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
+            default: break
+            }
+        }
+        return deepest
+    }
+
+    /// Whether JSONSerialization's `reference` is the same value as `ours`: strings scalar for scalar, integers
+    /// as integers, doubles as doubles.
+    static func isSame(_ ours: JSONValue, _ reference: Any) -> Bool {
+        switch ours {
+        case .null:
+            return reference is NSNull
+        case .bool(let value):
+            return (reference as? Bool) == value
+        case .integer(let value):
+            guard let number = reference as? NSNumber, !(reference is Bool) else { return false }
+            if isFloatingPoint(number) { return number.doubleValue == Double(value) }
+            return number.int64Value == value && "\(number)" == "\(value)"
+        case .number(let value):
+            guard let number = reference as? NSNumber, !(reference is Bool) else { return false }
+            return number.doubleValue == value
+        case .string(let value):
+            guard let string = reference as? String else { return false }
+            return string.unicodeScalars.elementsEqual(value.unicodeScalars)
+        case .array(let elements):
+            guard let array = reference as? [Any], array.count == elements.count else { return false }
+            return zip(elements, array).allSatisfy { isSame($0, $1) }
+        case .object(let members):
+            guard let dictionary = reference as? [String: Any], dictionary.count == members.count else { return false }
+            return members.allSatisfy { key, value in dictionary[key].map { isSame(value, $0) } ?? false }
+        }
+    }
+
+    private static func isFloatingPoint(_ number: NSNumber) -> Bool {
+        let type = String(cString: number.objCType)
+        return type == "d" || type == "f"
+    }
+}

@@ -1,0 +1,1 @@
+../../../Sources/HeraldGateway/RequestHeaderBlock.swift
