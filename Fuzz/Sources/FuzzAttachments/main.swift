@@ -1,5 +1,6 @@
 import Foundation
 import FuzzSupport
+
 @testable import UserNotifications
 
 // Every attachment sniffer and structure check (PNG, JPEG, GIF, MPEG-4 and its boxes, WAV, AIFF, AVI, MP3, MPEG):

@@ -3,6 +3,7 @@ import FuzzSupport
 import HeraldWire
 import NIOCore
 import NIOEmbedded
+
 @testable import UserNotifications
 
 // The device daemon's socket, as either end reads it: bytes cut into lines by LineFrameDecoder (compiled here from

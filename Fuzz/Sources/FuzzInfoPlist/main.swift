@@ -4,7 +4,7 @@ import FuzzSupport
 @testable import UserNotifications
 
 // Info.plist files as `herald apps install` and the device daemon read them: BundleInfoPlist (compiled here from
-// HeraldDevice's own source files, with AppManifestError and ResolvedPath) and the typed lookups AppManifest and
+// HeraldDevice's own source files, with AppManifestError, BinaryPropertyList and ResolvedPath) and the typed lookups AppManifest and
 // ExtensionManifest make, and the conversion of NSExtensionAttributes to PropertyListValue. Any bytes (XML or binary
 // plist) read or fail with an AppManifestError, never crash.
 //

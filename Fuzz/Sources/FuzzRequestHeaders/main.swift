@@ -1,6 +1,7 @@
 import Foundation
 import FuzzSupport
 import NIOHPACK
+
 @testable import NIOHTTP2
 
 // Differential: the gateway's RequestHeaderBlock (compiled here from its own source file) against swift-nio-http2's

@@ -1,0 +1,1 @@
+../../../Sources/HeraldDevice/Apps/BinaryPropertyList.swift
