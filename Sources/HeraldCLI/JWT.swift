@@ -89,7 +89,7 @@ struct JWTValidate: AsyncParsableCommand {
         check("team id \(parsed.teamID)", expected: teamID, actual: parsed.teamID, what: "--team-id", problems: &problems)
 
         let moment = now.map { Date(timeIntervalSince1970: TimeInterval($0)) } ?? Date()
-        let age = Int64((moment.timeIntervalSince1970 - parsed.issuedAt).rounded(.down))
+        let age = parsed.ageInSeconds(at: moment)
         let issued = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: parsed.issuedAt))
         if parsed.isIssuedInTheFuture(at: moment) {
             problems.append("issued in the future")

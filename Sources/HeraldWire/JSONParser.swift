@@ -301,7 +301,9 @@ public struct JSONParser {
         }
         if isInteger, let value = integer(in: start..<index) { return .integer(value) }
         let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-        guard let value = Double(text) else { throw SyntaxError(offset: start) }
+        // A number too large for a double (`1e999`) is refused, as Apple's JSONSerialization refuses it: JSON has no
+        // infinity, so it could not be written back (RFC 8259 §6 lets a parser limit the range).
+        guard let value = Double(text), value.isFinite else { throw SyntaxError(offset: start) }
         return .number(value)
     }
 

@@ -79,6 +79,13 @@ public struct ProviderToken: Sendable, Hashable {
         issuedAt > now.timeIntervalSince1970 + Self.clockSkew
     }
 
+    /// Seconds from the token's `iat` to `now`, rounded down: negative for a token from the future, and held to
+    /// `-Int64.max...Int64.max` (so it can be negated), as `iat` is whatever finite number the sender chose (`1e300` as well).
+    public func ageInSeconds(at now: Date) -> Int64 {
+        let age = (now.timeIntervalSince1970 - issuedAt).rounded(.down)
+        return Int64(exactly: age) ?? (age < 0 ? -.max : .max)
+    }
+
     /// APNs refuses tokens older than this many seconds.
     public static let lifetime: Double = 3600
 

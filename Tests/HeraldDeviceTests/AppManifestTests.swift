@@ -182,6 +182,18 @@ import Testing
         #expect(array.message.contains("holds an array at the top level"))
     }
 
+    /// Found by Fuzz/FuzzInfoPlist: PropertyListSerialization crashed (SEGV) on a binary plist holding a set.
+    @Test func aBinaryPropertyListHoldingASetIsRefused() throws {
+        let fixture = try Fixture()
+        let app = fixture.root.appendingPathComponent("Set.app")
+        try FileManager.default.createDirectory(at: app, withIntermediateDirectories: true)
+        try BinaryPropertyListSample.dictionaryWithASet.write(to: app.appendingPathComponent("Info.plist"))
+        let refused = try #require(error { try AppManifest.load(from: app) })
+        #expect(refused.code == .notAPropertyList)
+        #expect(refused.message.contains("holding a set"))
+        #expect(!BinaryPropertyList.holdsASet(try PropertyListSerialization.data(fromPropertyList: ["a": ["b"]], format: .binary, options: 0)))
+    }
+
     @Test func missingOrMalformedKeysSayWhatToAdd() throws {
         let fixture = try Fixture()
         let app = fixture.root.appendingPathComponent("Keys.app")

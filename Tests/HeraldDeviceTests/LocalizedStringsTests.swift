@@ -42,6 +42,11 @@ import Testing
         #expect(strings.problems.isEmpty, "\(strings.problems)", sourceLocation: sourceLocation)
     }
 
+    /// A strings file may be a binary plist; one holding a set is refused rather than crashing PropertyListSerialization.
+    @Test func aBinaryPropertyListHoldingASetIsNotRead() throws {
+        #expect(throws: LocalizedStrings.StringsFileError.self) { try LocalizedStrings.parse(BinaryPropertyListSample.dictionaryWithASet) }
+    }
+
     @Test func readsUTF8WithComments() throws {
         let bundle = try TemporaryDirectory()
         try write(Data(sample.utf8), "en", in: bundle.url)

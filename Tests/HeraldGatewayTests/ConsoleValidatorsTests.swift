@@ -52,6 +52,20 @@ import Testing
         try await gateway.stop()
     }
 
+    /// Found while writing Fuzz/FuzzProviderToken: an `iat` of 1e300 is a finite number the token parser accepts, and
+    /// the token's age trapped converting to Int64, taking the gateway down with it.
+    @Test(arguments: ["1e300", "-1e300"])
+    func aTokenFromFarInTheFutureOrThePastGetsAnAnswer(_ issuedAt: String) async throws {
+        let gateway = try await TestGateway.start()
+        let header = Base64URL.encode(Data(#"{"alg":"ES256","kid":"\#(TestGateway.keyID)"}"#.utf8))
+        let claims = Base64URL.encode(Data(#"{"iss":"\#(TestGateway.teamID)","iat":\#(issuedAt)}"#.utf8))
+        let signature = try gateway.privateKey.signature(for: Data("\(header).\(claims)".utf8))
+        let result = try await validate(gateway, "\(header).\(claims).\(Base64URL.encode(signature.rawRepresentation))")
+        #expect(result["status"] == .integer(403), "\(result)")
+        #expect(result["ageSeconds"] == .integer(issuedAt.hasPrefix("-") ? .max : -.max), "\(result)")
+        try await gateway.stop()
+    }
+
     /// A revoked key's token: its signature still holds, and the answer is Forbidden, as the provider API gives.
     @Test func aRevokedKeysTokenIsForbidden() async throws {
         let gateway = try await TestGateway.start()

@@ -19,6 +19,18 @@ import Testing
         #expect(throws: JSONParser.SyntaxError.self) { try JSONValue.parse(Data(text.utf8)) }
     }
 
+    /// Found by Fuzz/FuzzJSON: `1e999` was read as infinity, which JSONWriter cannot write (it wrote `null`).
+    @Test(arguments: ["1e999", "-1e999", "[1e400]", #"{"aps":{"relevance-score":1E309}}"#])
+    func numbersBeyondADoubleAreRejected(_ text: String) {
+        #expect(throws: JSONParser.SyntaxError.self) { try JSONValue.parse(Data(text.utf8)) }
+    }
+
+    @Test func theLargestAndSmallestDoublesAreRead() throws {
+        #expect(try JSONValue.parse(Data("1.7976931348623157e308".utf8)) == .number(.greatestFiniteMagnitude))
+        #expect(try JSONValue.parse(Data("5e-324".utf8)) == .number(.leastNonzeroMagnitude))
+        #expect(try JSONValue.parse(Data("1e-999".utf8)) == .number(0))
+    }
+
     @Test func invalidUTF8InAStringIsRejected() {
         for bytes: [UInt8] in [[0x22, 0xC3, 0x28, 0x22], [0x22, 0x61, 0x5C, 0x6E, 0xFF, 0x22]] {
             #expect(throws: JSONParser.SyntaxError.self) { try JSONValue.parse(Data(bytes)) }

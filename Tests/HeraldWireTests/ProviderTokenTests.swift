@@ -19,6 +19,16 @@ import Testing
     }
 
     /// Some clients (kalyke) send `iat` as a string of digits.
+    /// An `iat` as far as a double goes: the age is held to ±Int64.max rather than trapping (found while fuzzing).
+    @Test func theAgeOfATokenFromFarAwayIsHeldToInt64() throws {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        for (issuedAt, age) in [("1e300", -Int64.max), ("-1e300", .max), ("1799999990.5", 9), ("1800000100", -100)] {
+            let claims = Base64URL.encode(Data(#"{"iss":"TEAM123456","iat":\#(issuedAt)}"#.utf8))
+            let token = try ProviderToken.parse(Base64URL.encode(Data(#"{"alg":"ES256","kid":"KEY1234567"}"#.utf8)) + ".\(claims).AA")
+            #expect(token.ageInSeconds(at: now) == age, "iat \(issuedAt)")
+        }
+    }
+
     @Test func acceptsIssuedAtAsNumericString() throws {
         let jwt = try handMade(claims: #"{"iss":"TEAM123456","iat":"1800000000"}"#)
         let token = try ProviderToken.parse(jwt)

@@ -19,6 +19,12 @@ struct BundleInfoPlist {
                 "no readable Info.plist in the \(what) \(bundle.path); every bundle needs an Info.plist with CFBundleIdentifier and CFBundleExecutable (see docs/apps.md)"
             )
         }
+        if BinaryPropertyList.holdsASet(data) {
+            throw AppManifestError(
+                .notAPropertyList, file: file,
+                "\(file.path) is a binary property list holding a set, which an Info.plist never has; write it as an XML or binary plist of dictionaries, arrays, strings, numbers and booleans (see docs/apps.md)"
+            )
+        }
         let plist: Any
         do {
             plist = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)

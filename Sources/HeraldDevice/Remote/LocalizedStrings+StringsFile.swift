@@ -10,12 +10,14 @@ extension LocalizedStrings {
     /// UTF-8 or UTF-16. Values that are not strings (a plist may hold any) are left out.
     static func parse(_ data: Data) throws(StringsFileError) -> [String: String] {
         guard !data.isEmpty else { return [:] }
+        let setRefused = StringsFileError(description: "a binary property list holding a set; write pairs like \"KEY\" = \"value\";")
+        if BinaryPropertyList.holdsASet(data) { throw setRefused }
         let plist: Any
         do {
             plist = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
         } catch {
             // PropertyListSerialization reads UTF-16 only after a byte-order mark; Xcode's old files often lack one.
-            guard let text = utf16WithoutByteOrderMark(data),
+            guard let text = utf16WithoutByteOrderMark(data), !BinaryPropertyList.holdsASet(Data(text.utf8)),
                 let reread = try? PropertyListSerialization.propertyList(from: Data(text.utf8), options: [], format: nil)
             else {
                 let reason = (error as NSError).userInfo["NSDebugDescription"] as? String ?? "\(error)"

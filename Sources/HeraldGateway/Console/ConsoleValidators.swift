@@ -42,7 +42,7 @@ struct ConsoleValidators: Sendable {
         }
         do throws(Rejection) {
             let token = try ProviderToken.parse(jwt)
-            fields["ageSeconds"] = .integer(Int64((now.timeIntervalSince1970 - token.issuedAt).rounded(.down)))
+            fields["ageSeconds"] = .integer(token.ageInSeconds(at: now))
             // The provider API's own key cache and checks (unknown key, signature, revocation), so the answer is its.
             let key: ResolvedKey?
             do {
