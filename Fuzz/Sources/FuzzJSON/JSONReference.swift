@@ -8,6 +8,8 @@ enum JSONReference {
     /// - text in another encoding than UTF-8 (a byte order mark, or NUL bytes in the first four as UTF-16 and
     ///   UTF-32 have them): JSONSerialization detects UTF-16 and UTF-32; APNs payloads are UTF-8 (RFC 8259 §8.1);
     /// - nesting deeper than JSONParser's 64 levels, which it refuses so hostile payloads cannot exhaust the stack.
+    ///
+    /// And where JSONSerialization accepts a comma before `]` or `}`, JSONParser must accept the text without it.
     static func isCompared(_ bytes: Data, parsed: JSONValue?) -> Bool {
         let head = Array(bytes.prefix(4))
         if head.contains(0) || head.starts(with: [0xEF, 0xBB, 0xBF]) || head.starts(with: [0xFE, 0xFF])
@@ -16,6 +18,42 @@ enum JSONReference {
             return false
         }
         return parsed != nil || nestingDepth(bytes) <= 64
+    }
+
+    /// `bytes` without the commas before a closing `]` or `}` (outside strings), which JSONSerialization accepts and
+    /// JSONParser, as RFC 8259, refuses.
+    static func withoutTrailingCommas(_ bytes: Data) -> Data {
+        var kept: [UInt8] = []
+        var pendingComma: Int?
+        var inString = false
+        var escaped = false
+        for byte in bytes {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                kept.append(byte)
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: ","):
+                pendingComma = kept.count
+            case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                if let comma = pendingComma { kept.remove(at: comma) }
+                pendingComma = nil
+            case 0x20, 0x0A, 0x0D, 0x09:
+                break
+            default:
+                pendingComma = nil
+                inString = byte == UInt8(ascii: "\"")
+            }
+            kept.append(byte)
+        }
+        return Data(kept)
     }
 
     /// The deepest nesting of arrays and objects outside strings.
