@@ -95,14 +95,16 @@ enum JSONReference {
         case .bool(let value):
             return (reference as? Bool) == value
         case .integer(let value):
+            // JSONSerialization reads some integers near Int64's limits as a Decimal: compared exactly as one.
+            if let decimal = reference as? Decimal { return decimal == Decimal(value) }
             guard let number = reference as? NSNumber else { return false }
             if isFloatingPoint(number) { return number.doubleValue == Double(value) }
             return number.int64Value == value
         case .number(let value):
             guard let number = reference as? NSNumber else { return false }
-            // JSONSerialization keeps a long mantissa as a Decimal, whose conversion to a double may round the last
-            // bit otherwise than the correctly rounded Double(String) JSONParser uses.
-            let tolerance = reference is Decimal ? abs(value).ulp * 2 : 0
+            // JSONSerialization keeps a long mantissa or a large integer as a Decimal, whose conversion to a double
+            // is not correctly rounded (it may be off by far more than an ulp), unlike the Double(String) JSONParser uses.
+            let tolerance = reference is Decimal ? abs(value) * 1e-12 : 0
             return abs(number.doubleValue - value) <= tolerance
         case .string(let value):
             guard let string = reference as? String else { return false }
