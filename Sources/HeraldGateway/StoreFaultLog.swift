@@ -44,7 +44,12 @@ final class StoreFaultLog: Sendable {
 
     /// Marks the work as succeeding; logs once if it was failing.
     func succeeded() {
-        guard let ended = failing.withLock({ failing in defer { failing = nil }; return failing }) else { return }
+        guard
+            let ended = failing.withLock({ failing in
+                defer { failing = nil }
+                return failing
+            })
+        else { return }
         logger.notice("\(work) work again", metadata: ["code": "\(ended.code)", "refused": "\(ended.refused)"])
     }
 }

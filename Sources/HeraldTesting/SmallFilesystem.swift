@@ -1,9 +1,10 @@
+public import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-public import Foundation
 
 /// A real, tiny filesystem for tests of a full disk: a tmpfs of a few MiB mounted on a fresh directory, which
 /// ``fill()`` fills to the last byte (as `dd` into the same filesystem would) and ``free()`` empties again.

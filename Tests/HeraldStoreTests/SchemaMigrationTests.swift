@@ -33,12 +33,16 @@ import Testing
             #expect(try await store.pendingNotifications(deviceID: "device-1", after: 0, limit: 10).map(\.apnsID) == [Self.apnsID])
         }
         // Today's writes work on it: a response (v4's columns) is recorded.
-        #expect(try await store.recordResponse(NotificationResponse(action: "open", at: Date()), uniqueID: notification.uniqueID, deviceID: "device-1") == (fixture != "gateway-v1"))
+        #expect(
+            try await store.recordResponse(NotificationResponse(action: "open", at: Date()), uniqueID: notification.uniqueID, deviceID: "device-1")
+                == (fixture != "gateway-v1"))
 
         let database = try DatabaseQueue(path: path)
         let applied = try await database.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier") }
         #expect(applied == ["v1", "v2: devices, apps, delivery", "v3: one pending index", "v4: responses"])
-        let indexes = try await database.read { db in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL") }
+        let indexes = try await database.read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
+        }
         #expect(!indexes.contains("notification_pending_by_token"), "v3 dropped it")
         #expect(indexes.contains("notification_pending_by_device"))
     }
