@@ -264,7 +264,8 @@ let package = Package(
         ),
         .testTarget(
             name: "HeraldStoreTests",
-            dependencies: ["HeraldStore", "HeraldTesting", "HeraldWire", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["HeraldStore", "HeraldTesting", "HeraldWire", .product(name: "GRDB", package: "GRDB.swift")],
+            exclude: ["Fixtures"]  // a data dir of each past schema version, read by path (SchemaMigrationTests)
         ),
         .testTarget(
             name: "HeraldPostgresTests",
@@ -299,7 +300,8 @@ let package = Package(
             name: "UserNotificationsTests",
             dependencies: [
                 "UserNotifications", "UserNotificationsUI", "CoreLocation", "HeraldTesting", .product(name: "GRDB", package: "GRDB.swift"),
-            ]
+            ],
+            exclude: ["Fixtures"]  // the daemon store of each past schema version, read by path
         ),
         .testTarget(
             name: "HeraldDeviceTests",

@@ -69,6 +69,8 @@ final class NotificationWriter: Service, Sendable {
     private let queueLimit: Int
     private let metrics: GatewayMetrics
     private let logger: Logger
+    /// Says once that commits fail (and once that they work again), not once per batch.
+    private let faults: StoreFaultLog
     /// Receives each committed batch, with ids and delivery states, after its 200s are on their way.
     private let onCommitted: @Sendable ([StoredNotification]) -> Void
 
@@ -86,6 +88,7 @@ final class NotificationWriter: Service, Sendable {
         self.batchLimit = batchLimit
         self.queueLimit = queueLimit
         self.logger = logger
+        faults = StoreFaultLog(work: "notification commits", logger: logger)
     }
 
     /// Queues `notification`; `completion` runs on `eventLoop` (the caller's) once it is committed.
@@ -159,22 +162,14 @@ final class NotificationWriter: Service, Sendable {
         store.insertNotifications(batch.notifications) { result in
             switch result {
             case .success(let committed):
+                self.faults.succeeded()
                 self.metrics.recordCommit(count: completions.count, since: start)
                 Self.complete(completions, failure: nil)
                 self.onCommitted(committed)
-            case .failure(let error) where error.code == .busy:
-                // Another process (a CLI command) held the database past the store's busy timeout: bounded, and
-                // worth a retry, as APNs' 503 says.
-                self.logger.warning("store busy: another process holds the database", metadata: ["count": "\(completions.count)"])
-                Self.complete(completions, failure: Rejection(.serviceUnavailable, "the store is held by another process; retry shortly"))
-            case .failure(let error) where error.code == .unavailable:
-                // The store cannot be reached (a cluster's PostgreSQL is down or cut off): nothing was stored, and a
-                // retry succeeds once it is back.
-                self.logger.error("store unavailable", metadata: ["count": "\(completions.count)", "error": "\(error.message)"])
-                Self.complete(completions, failure: Rejection(.serviceUnavailable, "the store cannot be reached; retry later"))
             case .failure(let error):
-                self.logger.error("store commit failed", metadata: ["count": "\(completions.count)", "error": "\(error.code): \(error.message)"])
-                Self.complete(completions, failure: Rejection(.internalServerError, "the notification could not be stored"))
+                // Logged once while it repeats (a full disk fails every commit until space returns).
+                self.faults.failed(error, refused: completions.count)
+                Self.complete(completions, failure: Self.rejection(for: error))
             }
             let (next, drained) = self.state.withLock { state in
                 let next = state.nextBatch(limit: self.batchLimit)
@@ -182,6 +177,18 @@ final class NotificationWriter: Service, Sendable {
             }
             if let next { self.commit(next) }
             drained?.resume()
+        }
+    }
+
+    /// What providers get when a commit failed: 503 while a retry may succeed (the store is held by another
+    /// process, cannot be reached, its disk is full or read-only), else 500. Nothing of the batch was stored.
+    static func rejection(for error: StoreError) -> Rejection {
+        switch error.code {
+        case .busy: Rejection(.serviceUnavailable, "the store is held by another process; retry shortly")
+        case .unavailable: Rejection(.serviceUnavailable, "the store cannot be reached; retry later")
+        case .full: Rejection(.serviceUnavailable, "the gateway's disk is full; retry later")
+        case .readOnly: Rejection(.serviceUnavailable, "the gateway's data directory is read-only; retry later")
+        default: Rejection(.internalServerError, "the notification could not be stored")
         }
     }
 

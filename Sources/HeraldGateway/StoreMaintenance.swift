@@ -9,12 +9,15 @@ struct StoreMaintenance: Service {
     let logger: Logger
 
     func run() async throws {
+        // A checkpoint on a full disk fails every beat until space returns: said once, and once when it works again.
+        let faults = StoreFaultLog(work: "store maintenance", logger: logger)
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
                 try await store.maintain()
+                faults.succeeded()
             } catch {
                 // A shutdown interrupting a checkpoint is no failure.
-                if !Task.isCancelled { logger.warning("store maintenance failed", metadata: ["error": "\(error.message)"]) }
+                if !Task.isCancelled { faults.failed(error) }
             }
             try? await Task.sleep(for: interval)
         }

@@ -208,12 +208,21 @@ public final class SQLiteStore: Store {
 
 extension StoreError {
     /// A failure at the SQLite store's boundary: `.busy` when another connection held the database past the
-    /// busy timeout, else `.unavailable`; a ``StoreError`` thrown inside a transaction passes unchanged.
+    /// busy timeout, `.full` when the disk has no space left (SQLITE_FULL), `.readOnly` when the file or its
+    /// directory cannot be written (SQLITE_READONLY), else `.unavailable`; a ``StoreError`` thrown inside a
+    /// transaction passes unchanged.
     static func sqlite(_ error: any Error, cannot what: String) -> StoreError {
         if let error = error as? StoreError { return error }
-        if let error = error as? DatabaseError, error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
+        guard let error = error as? DatabaseError else { return StoreError(.unavailable, "cannot \(what)", underlying: error) }
+        switch error.resultCode {
+        case .SQLITE_BUSY, .SQLITE_LOCKED:
             return StoreError(.busy, "cannot \(what): another process holds the database", underlying: error)
+        case .SQLITE_FULL:
+            return StoreError(.full, "cannot \(what): the disk is full", underlying: error)
+        case .SQLITE_READONLY:
+            return StoreError(.readOnly, "cannot \(what): the data directory is read-only", underlying: error)
+        default:
+            return StoreError(.unavailable, "cannot \(what)", underlying: error)
         }
-        return StoreError(.unavailable, "cannot \(what)", underlying: error)
     }
 }

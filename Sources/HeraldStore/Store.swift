@@ -80,7 +80,7 @@ extension Store {
 public struct StoreError: Error, CustomStringConvertible, Sendable {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: Hashable, Sendable {
-            case unavailable, busy, corrupt, conflict
+            case unavailable, busy, corrupt, conflict, full, readOnly
         }
         private let value: Value
 
@@ -92,6 +92,10 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         public static let corrupt = Code(value: .corrupt)
         /// The write conflicts with what is stored.
         public static let conflict = Code(value: .conflict)
+        /// The disk holding the store has no space left; writes succeed again once some is freed.
+        public static let full = Code(value: .full)
+        /// The store's files or directory cannot be written (a read-only filesystem); reads still work.
+        public static let readOnly = Code(value: .readOnly)
 
         public var description: String { "\(value)" }
     }

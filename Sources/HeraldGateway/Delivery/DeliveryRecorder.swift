@@ -23,12 +23,15 @@ final class DeliveryRecorder: Service, Sendable {
     private let clock: any WallClock
     private let interval: Duration
     private let logger: Logger
+    /// Says once that delivery marks cannot be written (a full disk), not once per beat.
+    private let faults: StoreFaultLog
 
     init(store: any Store, clock: any WallClock, interval: Duration, logger: Logger) {
         self.store = store
         self.clock = clock
         self.interval = interval
         self.logger = logger
+        faults = StoreFaultLog(work: "delivery marks", logger: logger)
     }
 
     func delivered(_ id: Int64) {
@@ -98,8 +101,11 @@ final class DeliveryRecorder: Service, Sendable {
             for (reason, ids) in discarded {
                 try await store.discardNotifications(ids, reason: reason, at: now)
             }
+            faults.succeeded()
         } catch {
-            logger.error("delivery log write failed", metadata: ["error": "\(error.code): \(error.message)"])
+            // The marks are lost, not the notifications: they stay pending, are resent on the next link, and the
+            // device drops what it already has.
+            faults.failed(error, refused: delivered.count + discarded.values.reduce(0) { $0 + $1.count })
         }
     }
 }
