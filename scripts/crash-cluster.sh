@@ -236,41 +236,18 @@ statuses() { # statuses PHASE STATUS: how many answers the flood counted with th
   awk -v want="$2" '$2 == "×" && ($3 == want || ($3 " " $4) == want) { sum += $1 } END { print sum + 0 }' "$work/$1-flood.txt"
 }
 
-# check PHASE FIRST_LINE RECOVERY: waits for the device to show every accepted id, then compares (from FIRST_LINE of
-# its output) and prints the phase's line.
+# check PHASE FIRST_LINE RECOVERY: every accepted id shown exactly once by the device (from FIRST_LINE of its output),
+# the phase's answers and recovery on the same line; a request that got no answer within the flood's deadline fails it.
 check() {
   local outcome=0
-  python3 - "$work/$1-accepted.txt" "$work/device.jsonl" "$2" "$1" "$(statuses "$1" 503)" "$(statuses "$1" "no answer:")" "$3" \
-    "$(statuses "$1" "500")" "$(awk '/× no answer: no answer within/ { sum += $1 } END { print sum + 0 }' "$work/$1-flood.txt")" <<'PY' || outcome=1
-import json, sys, time
-accepted = [line.strip() for line in open(sys.argv[1]) if line.strip()]
-first_line, phase, refused, unanswered_requests, recovery = int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6], sys.argv[7]
-internal_errors, hung = int(sys.argv[8]), int(sys.argv[9])
-deadline = time.time() + 60
-while True:
-    lines = open(sys.argv[2]).read().splitlines()[first_line:]
-    shown = [json.loads(line)["apnsID"] for line in lines
-             if line.strip() and json.loads(line)["event"] == "notification"]
-    missing = set(accepted) - set(shown)
-    if not missing or time.time() > deadline:
-        break
-    time.sleep(0.2)
-counts = {}
-for apns_id in shown:
-    counts[apns_id] = counts.get(apns_id, 0) + 1
-twice = [i for i, c in counts.items() if c > 1]
-extra = len(set(shown) - set(accepted))
-print(f"{phase}: answered 200: {len(accepted)}; shown: {len(set(accepted) & set(shown))}; missing: {len(missing)}; "
-      f"shown twice: {len(twice)}; 503: {refused}; 500: {internal_errors}; no answer: {unanswered_requests}; "
-      f"shown without a 200 seen (warm-ups, answers lost): {extra}; recovery: {recovery}")
-if missing:
-    print("  missing, first few: " + " ".join(sorted(missing)[:5]))
-if twice:
-    print("  shown twice, first few: " + " ".join(sorted(twice)[:5]))
-if hung:
-    print("  HANG: requests got no answer within the flood's 10 s deadline (not a lost connection): see the flood's lines")
-sys.exit(1 if missing or twice or hung else 0)
-PY
+  local requests_hung
+  requests_hung=$(awk '/× no answer: no answer within/ { sum += $1 } END { print sum + 0 }' "$work/$1-flood.txt")
+  python3 "$root/scripts/shown-once.py" "$work/$1-accepted.txt" "$work/device.jsonl" "$2" "$1" \
+    "503: $(statuses "$1" 503); 500: $(statuses "$1" 500); no answer: $(statuses "$1" "no answer:"); recovery: $3" || outcome=1
+  if [ "$requests_hung" != 0 ]; then
+    echo "  HANG: requests got no answer within the flood's 10 s deadline (not a lost connection): see the flood's lines"
+    outcome=1
+  fi
   if [ $hung = 1 ]; then echo "  HANG: the flood had to be stopped" >&2; hung=0; outcome=1; fi
   return $outcome
 }

@@ -84,31 +84,9 @@ flood_and_kill() {
   start_gateway
 }
 
-# check PHASE FIRST_LINE: waits for the device to print every accepted id, then compares (from FIRST_LINE of its output).
+# check PHASE FIRST_LINE: every accepted id shown exactly once by the device (from FIRST_LINE of its output).
 check() {
-  local accepted="$work/$1-accepted.txt"
-  python3 - "$accepted" "$work/device.jsonl" "$2" <<'PY'
-import json, sys, time
-accepted = [line.strip() for line in open(sys.argv[1]) if line.strip()]
-first_line = int(sys.argv[3])
-deadline = time.time() + 60
-while True:
-    lines = open(sys.argv[2]).read().splitlines()[first_line:]
-    shown = [json.loads(line)["apnsID"] for line in lines
-             if line.strip() and json.loads(line)["event"] == "notification"]
-    missing = set(accepted) - set(shown)
-    if not missing or time.time() > deadline:
-        break
-    time.sleep(0.2)
-counts = {}
-for apns_id in shown:
-    counts[apns_id] = counts.get(apns_id, 0) + 1
-twice = [i for i, c in counts.items() if c > 1]
-unanswered = len(set(shown) - set(accepted))
-print(f"  answered 200: {len(accepted)}; shown by the device: {len(set(accepted) & set(shown))}; "
-      f"missing: {len(missing)}; shown twice: {len(twice)}; shown without a 200 seen (answer lost in the kill, or warm-up): {unanswered}")
-sys.exit(1 if missing or twice else 0)
-PY
+  python3 "$root/scripts/shown-once.py" "$work/$1-accepted.txt" "$work/device.jsonl" "$2"
 }
 
 status=0
