@@ -51,7 +51,7 @@ extension PostgresStore {
         }
     }
 
-    /// How long a call waits for its first connection before asking whether the server takes connections.
+    /// How long a call waits for a connection before asking whether the server takes connections at all.
     var waitBeforeProbing: Duration { min(.milliseconds(500), configuration.requestTimeout / 4) }
 
     /// The failure of a call past its deadline: the server did not answer on its connection, or no connection came.
