@@ -256,8 +256,10 @@ package actor DesktopPresenter: Presenter {
             let owners = try await connection.signals(
                 DBusMatch(path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged"))
             let bus = ("org.freedesktop.DBus", "/org/freedesktop/DBus")
-            // Starts the server when the bus can activate it (dunst, mako, a desktop's own).
-            _ = try await connection.call(
+            // Starts the server when the bus can activate it (dunst, mako). A server the session started itself
+            // (GNOME Shell, notification-daemon) has no .service file, and dbus-daemon then answers ServiceUnknown
+            // even while the name is owned: only GetNameOwner says whether a server is there.
+            _ = try? await connection.call(
                 destination: bus.0, path: bus.1, interface: bus.0, member: "StartServiceByName", [.string(Self.name), .uint32(0)])
             let owner = try await connection.call(destination: bus.0, path: bus.1, interface: bus.0, member: "GetNameOwner", [.string(Self.name)])
             let capabilities = try await connection.call(destination: Self.name, path: Self.path, interface: Self.name, member: "GetCapabilities")
