@@ -333,7 +333,7 @@ let package = Package(
             name: "HeraldCLITests",
             dependencies: [
                 "HeraldCLI", "HeraldTesting", "HeraldStore", "HeraldWire", "HeraldClient", "HeraldGateway", "UserNotifications", "HeraldDevice",
-                "HeraldDBus",
+                "HeraldDBus", "HeraldPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),

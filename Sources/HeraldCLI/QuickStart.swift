@@ -22,13 +22,18 @@ struct QuickStart {
         let keyPath = folder + "/AuthKey_\(keyID).p8"
         let tokenPath = folder + "/device-token"
 
-        let privateKey: P256.Signing.PrivateKey
-        if let pem = try? String(contentsOfFile: keyPath, encoding: .utf8), let key = try? P256.Signing.PrivateKey(pemRepresentation: pem) {
-            privateKey = key
-        } else {
-            privateKey = P256.Signing.PrivateKey()
-            try DataDirectory.writeSecret(PEMFile.contents(privateKey.pemRepresentation), to: keyPath)
+        // Nodes sharing a store (a cluster) share the demo key and device: each node would otherwise save a key of its
+        // own under the same key id, and the key the first node printed would stop working once the second started.
+        let cluster = store as? any ClusterStore
+        let localPEM = (try? String(contentsOfFile: keyPath, encoding: .utf8)).flatMap { try? P256.Signing.PrivateKey(pemRepresentation: $0) }?
+            .pemRepresentation
+        var keyPEM = localPEM ?? P256.Signing.PrivateKey().pemRepresentation
+        if let cluster {
+            let candidate = keyPEM
+            keyPEM = String(decoding: try await cluster.sharedSecret(named: "quickstart-key-\(environment)") { Data(candidate.utf8) }, as: UTF8.self)
         }
+        let privateKey = try P256.Signing.PrivateKey(pemRepresentation: keyPEM)
+        if keyPEM != localPEM { try DataDirectory.writeSecret(PEMFile.contents(keyPEM), to: keyPath) }
         if try await store.key(teamID: teamID, keyID: keyID)?.publicKeyPEM != privateKey.publicKey.pemRepresentation {
             try await store.saveKey(
                 ProviderKey(
@@ -37,14 +42,17 @@ struct QuickStart {
                 ))
         }
 
-        var token = (try? String(contentsOfFile: tokenPath, encoding: .utf8)).flatMap {
+        let localToken = (try? String(contentsOfFile: tokenPath, encoding: .utf8)).flatMap {
             DeviceToken(hex: $0.trimmingCharacters(in: .whitespacesAndNewlines))
         }
-        if token == nil {
-            token = DeviceToken.random()
-            try DataDirectory.writePublic(Data(token!.hex.utf8), to: tokenPath)
+        var deviceToken = localToken ?? DeviceToken.random()
+        if let cluster {
+            let candidate = deviceToken.hex
+            let shared = String(
+                decoding: try await cluster.sharedSecret(named: "quickstart-device-\(environment)") { Data(candidate.utf8) }, as: UTF8.self)
+            deviceToken = DeviceToken(hex: shared) ?? deviceToken
         }
-        let deviceToken = token!
+        if deviceToken != localToken { try DataDirectory.writePublic(Data(deviceToken.hex.utf8), to: tokenPath) }
         if try await store.device(deviceToken) == nil {
             try await store.saveDevice(DeviceRecord(token: deviceToken, topic: topic, environment: environment, createdAt: Date()))
         }
