@@ -27,6 +27,10 @@ public struct GatewayConfiguration: Sendable {
     public var authenticatedMaximumConcurrentStreams = 1000
     /// A connection with no traffic for this long is closed with GOAWAY `IdleTimeout`.
     public var idleTimeout = TimeAmount.minutes(60)
+    /// How long a provider connection has, from its accept, to finish TLS and send the HTTP/2 preface.
+    public var providerHandshakeTimeout = TimeAmount.seconds(10)
+    /// A connection (provider or device) whose writes have waited this long because the peer reads nothing is closed.
+    public var stalledConnectionTimeout = TimeAmount.seconds(30)
     /// Error responses one connection may produce before the gateway closes it (410 does not count;
     /// BadDeviceToken counts ``badDeviceTokenErrorWeight`` times).
     public var connectionErrorBudget = 500
@@ -58,6 +62,12 @@ public struct GatewayConfiguration: Sendable {
     public var deviceLinkWindow = 256
     /// The largest message a device may send (its messages are small: hello, register, ack).
     public var deviceLinkMessageLimit = 8192
+    /// Registrations and unregistrations one link may make at once, and per second after that; beyond, the device
+    /// is answered `TooManyRequests`.
+    public var deviceLinkRequestBurst = 64
+    public var deviceLinkRequestRate = 4.0
+    /// Apps one device may have registered at once; beyond, `register` is answered `TooManyApps`.
+    public var deviceAppLimit = 256
     /// How long a new link has to answer the challenge before it is closed.
     public var deviceAuthenticationTimeout = TimeAmount.seconds(10)
     /// How long a connection to the device port has, from its accept, to finish TLS and the WebSocket upgrade.

@@ -21,6 +21,35 @@ public final class GatewayMetrics: Sendable {
         )
     }
 
+    private static var providerClosedName: MetricNameDescriptor {
+        MetricNameDescriptor(
+            namespace: "herald", subsystem: "provider", metricName: "connections_closed", unitName: "total",
+            helpText:
+                "Provider connections the gateway cut off, by reason: handshake_timeout, stalled (the client reads nothing), or the HTTP/2 error that ended it (floods, oversized or bad frames)."
+        )
+    }
+
+    private static var linkClosedName: MetricNameDescriptor {
+        MetricNameDescriptor(
+            namespace: "herald", subsystem: "device_link", metricName: "closed", unitName: "total",
+            helpText: "Device links and device port connections the gateway closed, by reason."
+        )
+    }
+
+    private static var linkIgnoredName: MetricNameDescriptor {
+        MetricNameDescriptor(
+            namespace: "herald", subsystem: "device_link", metricName: "ignored", unitName: "total",
+            helpText: "Acknowledgements and responses a device sent for notifications that were not in flight to it."
+        )
+    }
+
+    private static var linkRefusedName: MetricNameDescriptor {
+        MetricNameDescriptor(
+            namespace: "herald", subsystem: "device_link", metricName: "requests_refused", unitName: "total",
+            helpText: "Registrations and unregistrations answered with an error, by reason."
+        )
+    }
+
     /// From a quarter millisecond (an uncontended answer) to a second (something is badly wrong).
     private static let durationBuckets: [Duration] = [
         .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5),
@@ -97,4 +126,24 @@ public final class GatewayMetrics: Sendable {
     func deviceUnlinked() { onlineDevices.decrement() }
     func notificationSent() { sent.increment() }
     func notificationAcknowledged() { acknowledged.increment() }
+
+    /// The gateway cut a provider connection off: `handshake_timeout`, `stalled`, or the HTTP/2 error's type.
+    func providerConnectionClosed(_ reason: String) {
+        registry.makeCounter(descriptor: Self.providerClosedName, labels: [("reason", reason)]).increment()
+    }
+
+    func deviceLinkClosed(_ kind: DeviceLinkStateMachine.Closing.Kind) {
+        guard kind != .byDevice else { return }
+        registry.makeCounter(descriptor: Self.linkClosedName, labels: [("reason", kind.rawValue)]).increment()
+    }
+
+    /// A device's `ack` or `response` named a notification that was not in flight to it.
+    func deviceLinkMessageIgnored(_ type: String) {
+        registry.makeCounter(descriptor: Self.linkIgnoredName, labels: [("message", type)]).increment()
+    }
+
+    /// A register or unregister answered with an error (`BadTopic`, `NotRegistered`, `TooManyApps`, `TooManyRequests`).
+    func deviceLinkRequestRefused(_ reason: String) {
+        registry.makeCounter(descriptor: Self.linkRefusedName, labels: [("reason", reason)]).increment()
+    }
 }

@@ -9,6 +9,11 @@ import NIOHTTP2
 /// than the request. The handler keeps the connection-level flow-control window open itself, coalesces
 /// the answers that complete together into one flush, and closes idle connections with GOAWAY `IdleTimeout`
 /// (no frame read or written for `idleTimeout`, by the event loop's clock).
+///
+/// Against clients that hold a connection without using it: one that has not sent the HTTP/2 preface (TLS
+/// included) within `providerHandshakeTimeout` of its accept is closed. Against clients that send without reading:
+/// while the connection cannot take more writes, nothing more is read (what the client sends waits in its own
+/// socket, not in the gateway), and a connection whose writes stay blocked for `stalledConnectionTimeout` is closed.
 final class ProviderConnectionHandler: ChannelDuplexHandler {
     typealias InboundIn = HTTP2Frame
     typealias OutboundIn = HTTP2Frame
@@ -29,9 +34,17 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
     private let processor: ProviderRequestProcessor
     private let metrics: GatewayMetrics
     private let idleTimeout: TimeAmount
+    private let handshakeTimeout: TimeAmount
+    private let stalledTimeout: TimeAmount
     /// When a frame was last read or written (at the end of each read, at each flush).
     private var lastActivity = NIODeadline.uptimeNanoseconds(0)
     private var idleTimer: Scheduled<Void>?
+    /// Armed from the accept until the first frame (the client's SETTINGS, after the preface).
+    private var handshakeTimer: Scheduled<Void>?
+    /// Armed while the channel is not writable.
+    private var stalledTimer: Scheduled<Void>?
+    /// A read the channel asked for while it was not writable, passed on once it is.
+    private var readHeld = false
     private var streams: [HTTP2StreamID: OpenStream] = [:]
     private var context: ChannelHandlerContext?
     private var reading = false
@@ -39,11 +52,13 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
     private var flushScheduled = false
     private var indexedIDHeaders: IndexedIDHeaders = []
 
-    init(connection: ProviderConnection, processor: ProviderRequestProcessor, metrics: GatewayMetrics, idleTimeout: TimeAmount) {
+    init(connection: ProviderConnection, processor: ProviderRequestProcessor, metrics: GatewayMetrics, configuration: GatewayConfiguration) {
         self.connection = connection
         self.processor = processor
         self.metrics = metrics
-        self.idleTimeout = idleTimeout
+        idleTimeout = configuration.idleTimeout
+        handshakeTimeout = configuration.providerHandshakeTimeout
+        stalledTimeout = configuration.stalledConnectionTimeout
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -53,7 +68,7 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        idleTimer?.cancel()
+        cancelTimers()
         self.context = nil
         metrics.connectionClosed()
     }
@@ -64,14 +79,49 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        idleTimer?.cancel()
+        cancelTimers()
         context.fireChannelInactive()
+    }
+
+    private func cancelTimers() {
+        for timer in [idleTimer, handshakeTimer, stalledTimer] { timer?.cancel() }
     }
 
     private func becameActive(context: ChannelHandlerContext) {
         openConnectionWindow(context: context)
         lastActivity = context.eventLoop.now
         armIdleTimer(at: lastActivity + idleTimeout, context: context)
+        handshakeTimer = context.eventLoop.assumeIsolated().scheduleTask(in: handshakeTimeout) { [metrics] in
+            metrics.providerConnectionClosed("handshake_timeout")
+            context.close(promise: nil)
+        }
+    }
+
+    /// Holds reads while the connection cannot take more writes: a client that sends requests without reading the
+    /// answers (or PINGs and SETTINGS without reading the acknowledgements) then waits in its own socket buffer.
+    func read(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            context.read()
+        } else {
+            readHeld = true
+        }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            stalledTimer?.cancel()
+            stalledTimer = nil
+            if readHeld {
+                readHeld = false
+                context.read()
+            }
+        } else if stalledTimer == nil {
+            stalledTimer = context.eventLoop.assumeIsolated().scheduleTask(in: stalledTimeout) { [metrics] in
+                metrics.providerConnectionClosed("stalled")
+                context.close(promise: nil)
+            }
+        }
+        context.fireChannelWritabilityChanged()
     }
 
     /// Checks for idleness when the connection would have been idle for `idleTimeout`; activity meanwhile
@@ -96,6 +146,10 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         reading = true
+        if let timer = handshakeTimer {
+            timer.cancel()
+            handshakeTimer = nil
+        }
         let frame = unwrapInboundIn(data)
         let id = frame.streamID
         switch frame.payload {
@@ -165,7 +219,11 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
         // stream past the GOAWAY, whose HEADERS it ignored), and it stops reading the rest of what arrived. Accepted
         // requests still get their answers; requests still arriving are refused (never processed, safe to send
         // again), and the connection closes once nothing is owed.
-        guard case .refuseUnsubmittedStreams = connection.connectionError() else { return context.close(promise: nil) }
+        guard case .refuseUnsubmittedStreams = connection.connectionError() else {
+            // What ended it, by type: NIOHTTP2's ExcessiveRSTFrames, ExcessiveContinuationFrames, … (or a TLS error).
+            if context.channel.isActive { metrics.providerConnectionClosed(String(describing: type(of: error))) }
+            return context.close(promise: nil)
+        }
         for (id, stream) in streams where !stream.submitted {
             reset(id, .refusedStream, context: context)
         }

@@ -89,7 +89,7 @@ final class ProviderServer: Service, Sendable {
         try sync.addHandler(http2)
         try sync.addHandler(
             ProviderConnectionHandler(
-                connection: connection, processor: processor, metrics: metrics, idleTimeout: configuration.idleTimeout
+                connection: connection, processor: processor, metrics: metrics, configuration: configuration
             ))
         return connection
     }

@@ -34,7 +34,8 @@ extension PostgresStore {
                 }
             } giveUpEarly: { [reachability, waitBeforeProbing] in
                 guard (try? await Task.sleep(for: waitBeforeProbing)) != nil, call.isWaitingForAConnection else { return false }
-                return await reachability.unreachableReason() != nil && call.giveUpWaiting()
+                guard case .refused = await reachability.answer() else { return false }
+                return call.giveUpWaiting()
             } _: { [client] in
                 try await Self.run(body, on: client, for: call)
             }

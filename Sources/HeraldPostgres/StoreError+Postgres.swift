@@ -47,6 +47,16 @@ extension StoreError {
         }
     }
 
+    /// Whether `error` is a connection attempt that got no answer in time (rather than a refusal).
+    static func isTimeout(_ error: any Error) -> Bool {
+        switch error {
+        case let error as PSQLError: error.underlying.map(isTimeout) ?? false
+        case let error as NIOConnectionError: !error.connectionErrors.isEmpty && error.connectionErrors.allSatisfy { isTimeout($0.error) }
+        case ChannelError.connectTimeout: true
+        default: false
+        }
+    }
+
     /// Why a connection failed, in words ("connection refused", "the server closed the connection").
     static func reason(_ error: any Error) -> String {
         switch error {

@@ -35,15 +35,15 @@ import Testing
 
         var bad = machine()
         bad.received(.success(.register(topic: "com.example.app")))
-        #expect(bad.nextAction() == .close(Closing(.policyViolation, "the first message must be hello")))
+        #expect(bad.nextAction() == .close(Closing(.policyViolation, "the first message must be hello", .protocolError)))
         #expect(bad.phase == .closing && bad.timer == .closeTimeout)
     }
 
     @Test func noHelloInTimeClosesWith1008() {
         var machine = Machine(helloTimeout: .milliseconds(200), pingInterval: .seconds(30))
-        #expect(machine.timerFired() == .close(Closing(.policyViolation, "no hello within 200 ms")))
+        #expect(machine.timerFired() == .close(Closing(.policyViolation, "no hello within 200 ms", .helloTimeout)))
         var standard = self.machine()
-        #expect(standard.timerFired() == .close(Closing(.policyViolation, "no hello within 10 s")))
+        #expect(standard.timerFired() == .close(Closing(.policyViolation, "no hello within 10 s", .helloTimeout)))
     }
 
     @Test func messagesWaitForTheHelloAndThenComeInOrder() {
@@ -64,7 +64,7 @@ import Testing
 
     @Test func aBadMessageClosesOnlyWhenItsTurnComes() {
         var machine = linkedMachine()
-        let malformed = Closing(.dataInconsistentWithMessage, "malformed message: not JSON")
+        let malformed = Closing(.dataInconsistentWithMessage, "malformed message: not JSON", .invalidMessage)
         machine.received(.success(.unregister(topic: "a")))
         machine.received(.failure(malformed))
         #expect(machine.nextAction() == .answer(.unregister(topic: "a")))
@@ -82,14 +82,14 @@ import Testing
     func messagesOnlyTheGatewaySendsCloseWith1002(message: DeviceLinkMessage) {
         var machine = linkedMachine()
         machine.received(.success(message))
-        #expect(machine.nextAction() == .close(Closing(.protocolError, "a device may not send \(message.typeName) here")))
+        #expect(machine.nextAction() == .close(Closing(.protocolError, "a device may not send \(message.typeName) here", .protocolError)))
     }
 
     @Test func aFailedHelloOrRequestCloses() {
         var machine = machine()
         machine.received(.success(.hello(hello)))
         _ = machine.nextAction()
-        let refused = Closing(.policyViolation, "authentication failed: bad public key or signature")
+        let refused = Closing(.policyViolation, "authentication failed: bad public key or signature", .authenticationFailed)
         #expect(machine.failed(refused) == .close(refused))
         #expect(!machine.isBusy && machine.phase == .closing)
     }
@@ -103,7 +103,7 @@ import Testing
         #expect(!machine.isAwaitingPong)  // the pong answers the ping: none is outstanding
         #expect(machine.timerFired() == .sendPing)
         #expect(machine.isAwaitingPong)
-        #expect(machine.timerFired() == .closeNow(Closing(.goingAway, "no pong within 30 s")))
+        #expect(machine.timerFired() == .closeNow(Closing(.goingAway, "no pong within 30 s", .noPong)))
         #expect(machine.phase == .closed && machine.timer == .none)
     }
 
@@ -115,7 +115,7 @@ import Testing
         #expect(machine.timerFired() == .sendPing)  // reads are held while the request runs
         machine.requestFinished()
         #expect(machine.timerFired() == .sendPing)  // the pong may still wait in the socket
-        #expect(machine.timerFired() == .closeNow(Closing(.goingAway, "no pong within 30 s")))
+        #expect(machine.timerFired() == .closeNow(Closing(.goingAway, "no pong within 30 s", .noPong)))
     }
 
     @Test func theGatewaysCloseWaitsForTheDevicesThenTimesOut() {
@@ -142,7 +142,7 @@ import Testing
 
     @Test func aBrokenConnectionClosesAtOnce() {
         var machine = linkedMachine()
-        let tooBig = Closing(.messageTooLarge, "a message over 8192 bytes")
+        let tooBig = Closing(.messageTooLarge, "a message over 8192 bytes", .messageTooLarge)
         #expect(machine.broken(tooBig) == .closeNow(tooBig))
         #expect(machine.broken(tooBig) == nil)
         machine.connectionClosed()

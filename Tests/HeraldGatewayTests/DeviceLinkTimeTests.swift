@@ -7,6 +7,7 @@ import Logging
 import NIOCore
 import NIOEmbedded
 import NIOWebSocket
+import Prometheus
 import Testing
 
 @testable import HeraldGateway
@@ -18,6 +19,14 @@ import Testing
     struct Pipeline {
         let channel: NIOAsyncTestingChannel
         let key = P256.Signing.PrivateKey()
+        let metrics = GatewayMetrics()
+
+        /// What `/metrics` would show.
+        var metricsText: String {
+            var buffer: [UInt8] = []
+            metrics.registry.emit(into: &buffer)
+            return String(decoding: buffer, as: UTF8.self)
+        }
 
         init(configure: (inout GatewayConfiguration) -> Void = { _ in }) async throws {
             var configuration = GatewayConfiguration()
@@ -28,7 +37,7 @@ import Testing
                 configuration: configuration, store: store, hub: DeviceHub(),
                 recorder: DeliveryRecorder(store: store, clock: SystemWallClock(), interval: .milliseconds(50), logger: logger),
                 directory: Directory(store: store, timeToLive: configuration.directoryTimeToLive),
-                clock: SystemWallClock(), metrics: GatewayMetrics(), logger: logger
+                clock: SystemWallClock(), metrics: metrics, logger: logger
             )
             channel = NIOAsyncTestingChannel()
             try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 5223)).get()
@@ -112,6 +121,37 @@ import Testing
         #expect(close.code == .goingAway && close.reason == "no pong within 30 s")
         await pipeline.advance(by: .milliseconds(1))
         #expect(!pipeline.channel.isActive)
+    }
+
+    /// While the device reads nothing (the channel cannot take more writes), the link asks for no more reads, so a
+    /// device sending pings without reading the pongs waits in its own socket; blocked for the stalled-connection
+    /// timeout, the link is closed.
+    @Test func aDeviceThatReadsNothingIsNotReadAndIsClosedOnceStalled() async throws {
+        let pipeline = try await Pipeline { $0.stalledConnectionTimeout = .seconds(20) }
+        try await pipeline.link()
+        let reads = ProviderConnectionTimeTests.ReadCounter()
+        let channel = pipeline.channel
+        try await channel.testingEventLoop.executeInContext { try channel.pipeline.syncOperations.addHandler(reads, position: .first) }
+        func setWritable(_ writable: Bool) async throws {
+            channel.isWritable = writable
+            try await channel.testingEventLoop.executeInContext { channel.pipeline.fireChannelWritabilityChanged() }
+        }
+        try await setWritable(false)
+        try await channel.testingEventLoop.executeInContext { channel.read() }
+        #expect(reads.count == 0)
+        await pipeline.advance(by: .seconds(10))
+        try await setWritable(true)
+        #expect(reads.count == 1)  // the held read goes through
+
+        try await setWritable(false)
+        await pipeline.advance(by: .seconds(19))
+        #expect(Self.close(in: try await pipeline.written()) == nil)
+        await pipeline.advance(by: .seconds(1))
+        let close = try #require(Self.close(in: try await pipeline.written()))
+        #expect(close.code == .policyViolation && close.reason == "the device read nothing for 20 s")
+        await pipeline.advance(by: .milliseconds(1))
+        #expect(!channel.isActive)
+        #expect(pipeline.metricsText.contains(#"herald_device_link_closed_total{reason="stalled"} 1"#))
     }
 
     @Test func aLinkWithoutAHelloIsClosedAtTheDeadline() async throws {

@@ -7,6 +7,7 @@ import NIOCore
 import NIOEmbedded
 import NIOHPACK
 import NIOHTTP2
+import Synchronization
 import Testing
 
 @testable import HeraldGateway
@@ -19,7 +20,8 @@ import Testing
         let channel: NIOAsyncTestingChannel
         let connection: NIOLoopBound<ProviderConnection>
 
-        init(configure: (inout GatewayConfiguration) -> Void = { _ in }) async throws {
+        /// - Parameter sendsSettings: Whether the client's SETTINGS (the first frame after its preface) arrives at once.
+        init(sendsSettings: Bool = true, configure: (inout GatewayConfiguration) -> Void = { _ in }) async throws {
             var configuration = GatewayConfiguration()
             configure(&configuration)
             let store = try SQLiteStore(path: TemporaryPath.make("herald-time", suffix: ".sqlite"))
@@ -39,11 +41,12 @@ import Testing
                 let connection = ProviderConnection(channel: channel, configuration: settings)
                 try channel.pipeline.syncOperations.addHandler(
                     ProviderConnectionHandler(
-                        connection: connection, processor: processor, metrics: metrics, idleTimeout: settings.idleTimeout
+                        connection: connection, processor: processor, metrics: metrics, configuration: settings
                     ))
                 return NIOLoopBound(connection, eventLoop: channel.eventLoop)
             }
             try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 2197)).get()
+            if sendsSettings { try await channel.writeInbound(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings([])))) }
         }
 
         /// Every frame written so far.
@@ -108,6 +111,68 @@ import Testing
         let goAway = try #require(Pipeline.goAway(in: try await pipeline.written()))
         #expect(goAway.reason == "IdleTimeout" && goAway.lastStreamID == 1)
         #expect(!pipeline.channel.isActive)
+    }
+
+    /// A client that has not sent the HTTP/2 preface (and TLS before it) within the handshake timeout of its accept is
+    /// cut off, so that connections opened and left silent cannot pile up for the hour of the idle timeout.
+    @Test func aConnectionWithoutThePrefaceInTimeIsClosed() async throws {
+        let silent = try await Pipeline(sendsSettings: false) { $0.providerHandshakeTimeout = .seconds(10) }
+        await silent.channel.testingEventLoop.advanceTime(by: .milliseconds(9_999))
+        #expect(silent.channel.isActive)
+        await silent.channel.testingEventLoop.advanceTime(by: .milliseconds(1))
+        #expect(!silent.channel.isActive)
+
+        let late = try await Pipeline(sendsSettings: false) { $0.providerHandshakeTimeout = .seconds(10) }
+        await late.channel.testingEventLoop.advanceTime(by: .seconds(9))
+        try await late.channel.writeInbound(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings([]))))
+        await late.channel.testingEventLoop.advanceTime(by: .seconds(60))
+        #expect(late.channel.isActive)
+    }
+
+    /// While the client reads nothing (the connection cannot take more writes), the handler asks for no more reads,
+    /// and resumes once it can write; writes blocked for the stalled-connection timeout close the connection.
+    @Test func aClientThatStopsReadingIsNotReadAndIsClosedOnceStalled() async throws {
+        let pipeline = try await Pipeline { $0.stalledConnectionTimeout = .seconds(30) }
+        let reads = ReadCounter()
+        try await pipeline.channel.testingEventLoop.executeInContext {
+            try pipeline.channel.pipeline.syncOperations.addHandler(reads, position: .first)
+        }
+        func setWritable(_ writable: Bool) async throws {
+            pipeline.channel.isWritable = writable
+            try await pipeline.channel.testingEventLoop.executeInContext { pipeline.channel.pipeline.fireChannelWritabilityChanged() }
+        }
+        func read() async throws {
+            try await pipeline.channel.testingEventLoop.executeInContext { pipeline.channel.read() }
+        }
+        try await read()
+        #expect(reads.count == 1)
+        try await setWritable(false)
+        try await read()
+        #expect(reads.count == 1)
+        await pipeline.channel.testingEventLoop.advanceTime(by: .seconds(20))
+        try await setWritable(true)  // the held read goes through
+        #expect(reads.count == 2)
+        await pipeline.channel.testingEventLoop.advanceTime(by: .seconds(20))
+        #expect(pipeline.channel.isActive)  // 40 s in, but never 30 s blocked at once
+
+        try await setWritable(false)
+        await pipeline.channel.testingEventLoop.advanceTime(by: .milliseconds(29_999))
+        #expect(pipeline.channel.isActive)
+        await pipeline.channel.testingEventLoop.advanceTime(by: .milliseconds(1))
+        #expect(!pipeline.channel.isActive)
+    }
+
+    /// Counts the reads that reach the head of the pipeline (the socket).
+    final class ReadCounter: ChannelOutboundHandler, Sendable {
+        typealias OutboundIn = Any
+        private let reads = Mutex(0)
+
+        var count: Int { reads.withLock { $0 } }
+
+        func read(context: ChannelHandlerContext) {
+            reads.withLock { $0 += 1 }
+            context.read()
+        }
     }
 
     /// Shutdown with nothing in flight: the GOAWAY at once, no waiting for the grace period.

@@ -25,8 +25,23 @@ import Testing
     @Test func theLimitCountsTheWholeMessage() throws {
         var assembler = WebSocketMessageAssembler(limit: 10)
         _ = try assembler.append(frame(.text, "123456", fin: false))
-        #expect(throws: DeviceLinkStateMachine.Closing(.messageTooLarge, "a message over 10 bytes")) {
+        #expect(throws: DeviceLinkStateMachine.Closing(.messageTooLarge, "a message over 10 bytes", .messageTooLarge)) {
             try assembler.append(frame(.continuation, "78901"))
+        }
+    }
+
+    /// Empty continuations add nothing to the size, so the number of frames is held too.
+    @Test func aMessageInTooManyFramesIsRefused() throws {
+        var assembler = WebSocketMessageAssembler(limit: 100)
+        _ = try assembler.append(frame(.text, "{", fin: false))
+        for _ in 2..<WebSocketMessageAssembler.fragmentLimit {
+            #expect(try assembler.append(frame(.continuation, "", fin: false)) == nil)
+        }
+        #expect(try assembler.append(frame(.continuation, "}")) == .text(ByteBuffer(string: "{}")))
+        _ = try assembler.append(frame(.text, "{", fin: false))
+        for _ in 2...WebSocketMessageAssembler.fragmentLimit { _ = try assembler.append(frame(.continuation, "", fin: false)) }
+        #expect(throws: DeviceLinkStateMachine.Closing(.messageTooLarge, "a message in more than 64 frames", .messageTooLarge)) {
+            try assembler.append(frame(.continuation, ""))
         }
     }
 

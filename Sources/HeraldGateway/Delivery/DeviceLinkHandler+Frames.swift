@@ -21,12 +21,12 @@ extension DeviceLinkHandler {
     /// A text message read as a device link message, or the reason to close (1007).
     static func decode(_ data: ByteBuffer) -> Result<DeviceLinkMessage, Closing> {
         guard let text = String(validating: data.readableBytesView, as: UTF8.self) else {
-            return .failure(Closing(.dataInconsistentWithMessage, "malformed message: not UTF-8"))
+            return .failure(Closing(.dataInconsistentWithMessage, "malformed message: not UTF-8", .invalidMessage))
         }
         do {
             return .success(try DeviceLinkMessage.decode(text))
         } catch {
-            return .failure(Closing(.dataInconsistentWithMessage, "malformed message: \(error)"))
+            return .failure(Closing(.dataInconsistentWithMessage, "malformed message: \(error)", .invalidMessage))
         }
     }
 }

@@ -26,13 +26,19 @@ final class DeviceLinkHandler: ChannelDuplexHandler, NIOScheduledCallbackHandler
     private var link: DeviceLink?
     private var armed = DeviceLinkStateMachine.Timer.none
     private var timer: NIOScheduledCallback?
-    /// A read the channel asked for while a request was in progress, passed on once it is done.
+    /// A read the channel asked for while a request was in progress or the channel could take no more writes, passed
+    /// on once neither holds.
     private var readHeld = false
+    /// Armed while the channel cannot take more writes (the device reads nothing).
+    private var stalledTimer: Scheduled<Void>?
+    /// Registrations and unregistrations this link may still make now.
+    private var requestBudget: RequestBudget
 
     init(services: DeviceLinkServices) {
         self.services = services
         nonce = Base64URL.encode((0..<32).map { _ in UInt8.random(in: .min ... .max) })
         assembler = WebSocketMessageAssembler(limit: services.configuration.deviceLinkMessageLimit)
+        requestBudget = RequestBudget(burst: services.configuration.deviceLinkRequestBurst, perSecond: services.configuration.deviceLinkRequestRate)
         machine = DeviceLinkStateMachine(
             helloTimeout: services.configuration.deviceAuthenticationTimeout,
             pingInterval: services.configuration.deviceLinkPingInterval
@@ -46,6 +52,7 @@ final class DeviceLinkHandler: ChannelDuplexHandler, NIOScheduledCallbackHandler
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        stalledTimer?.cancel()
         machine.connectionClosed()
         settle()
         self.context = nil
@@ -70,7 +77,7 @@ final class DeviceLinkHandler: ChannelDuplexHandler, NIOScheduledCallbackHandler
         case .text(let text):
             machine.received(Self.decode(text))
         case .binary:
-            machine.received(.failure(Closing(.unacceptableData, "the device link carries JSON text messages, not binary")))
+            machine.received(.failure(Closing(.unacceptableData, "the device link carries JSON text messages, not binary", .binaryMessage)))
         case .control(.ping, let data):
             if machine.isOpen {
                 context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: data)), promise: nil)
@@ -87,9 +94,9 @@ final class DeviceLinkHandler: ChannelDuplexHandler, NIOScheduledCallbackHandler
         let limit = services.configuration.deviceLinkMessageLimit
         switch error {
         case NIOWebSocketError.invalidFrameLength:
-            run(machine.broken(Closing(.messageTooLarge, "a message over \(limit) bytes")))
+            run(machine.broken(Closing(.messageTooLarge, "a message over \(limit) bytes", .messageTooLarge)))
         case is NIOWebSocketError:
-            run(machine.broken(Closing(.protocolError, "bad WebSocket framing (\(error))")))
+            run(machine.broken(Closing(.protocolError, "bad WebSocket framing (\(error))", .protocolError)))
         default:
             services.logger.debug("device link failed", metadata: ["error": "\(error)"])
             context.close(promise: nil)
@@ -98,13 +105,32 @@ final class DeviceLinkHandler: ChannelDuplexHandler, NIOScheduledCallbackHandler
     }
 
     /// Holds reads while a hello or request is in progress, so a device's messages are handled one at a
-    /// time and a device that floods the link waits in its own socket buffer rather than in the gateway.
+    /// time and a device that floods the link waits in its own socket buffer rather than in the gateway; and while
+    /// the channel can take no more writes, so a device that sends pings without reading the pongs waits there too.
     func read(context: ChannelHandlerContext) {
-        if machine.isBusy {
+        if machine.isBusy || !context.channel.isWritable {
             readHeld = true
         } else {
             context.read()
         }
+    }
+
+    /// A device whose writes stay blocked for the stalled-connection timeout reads nothing: its link is closed.
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            stalledTimer?.cancel()
+            stalledTimer = nil
+            settle()
+        } else if stalledTimer == nil {
+            let timeout = services.configuration.stalledConnectionTimeout
+            stalledTimer = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) {
+                self.stalledTimer = nil
+                self.run(
+                    self.machine.broken(Closing(.policyViolation, "the device read nothing for \(timeout.nanoseconds / 1_000_000_000) s", .stalled)))
+                self.settle()
+            }
+        }
+        context.fireChannelWritabilityChanged()
     }
 
     /// Closes the link with 1001 because the gateway is stopping.
@@ -132,7 +158,7 @@ final class DeviceLinkHandler: ChannelDuplexHandler, NIOScheduledCallbackHandler
             unlink()
         }
         armTimer()
-        if readHeld, !machine.isBusy, let context {
+        if readHeld, !machine.isBusy, let context, context.channel.isWritable {
             readHeld = false
             context.read()
         }
@@ -148,6 +174,9 @@ final class DeviceLinkHandler: ChannelDuplexHandler, NIOScheduledCallbackHandler
                 services.recorder.delivered(id)
                 services.metrics.notificationAcknowledged()
                 services.events.publish { [DeliveryEvents.delivered(uniqueID: uniqueID, deviceID: link.deviceID, at: services.clock.now())] }
+            } else {
+                // Not in flight to this device: another device's notification, or one acknowledged already.
+                services.metrics.deviceLinkMessageIgnored("ack")
             }
         case .recordResponse(let uniqueID, let action, let text):
             if let link {
@@ -162,11 +191,13 @@ final class DeviceLinkHandler: ChannelDuplexHandler, NIOScheduledCallbackHandler
             // Nothing follows the close frame, so the gateway's side ends with it; the device's close frame
             // is still read, and ends the connection (or the close timeout does).
             services.logger.debug("device link closing", metadata: ["reason": "\(closing.reason)"])
+            services.metrics.deviceLinkClosed(closing.kind)
             sendClose(closing, context: context)
         case .closeNow(let closing):
+            if let closing { services.metrics.deviceLinkClosed(closing.kind) }
             closeConnection(after: closing, context: context)
         case .echoClose(let code):
-            closeConnection(after: Closing(code, ""), context: context)
+            closeConnection(after: Closing(code, "", .byDevice), context: context)
         }
     }
 
@@ -232,6 +263,18 @@ final class DeviceLinkHandler: ChannelDuplexHandler, NIOScheduledCallbackHandler
     private func answer(_ request: DeviceLinkMessage, context: ChannelHandlerContext) {
         guard let deviceID = link?.deviceID else { return }
         let services = self.services
+        guard requestBudget.take(at: context.eventLoop.now) else {
+            services.metrics.deviceLinkRequestRefused("TooManyRequests")
+            let configuration = services.configuration
+            send(
+                .error(
+                    reason: "TooManyRequests",
+                    message:
+                        "a device may make \(configuration.deviceLinkRequestBurst) registrations at once and \(RequestBudget.describe(configuration.deviceLinkRequestRate)) a second after that",
+                    topic: request.requestTopic), context: context)
+            machine.requestFinished()
+            return
+        }
         context.eventLoop.makeFutureWithTask { try await services.answer(request, deviceID: deviceID) }
             .assumeIsolated()
             .whenComplete { result in
@@ -240,6 +283,7 @@ final class DeviceLinkHandler: ChannelDuplexHandler, NIOScheduledCallbackHandler
                     if self.machine.isOpen, let context = self.context {
                         self.send(reply, context: context)
                     }
+                    if case .error(let reason, _, _) = reply { services.metrics.deviceLinkRequestRefused(reason) }
                     self.machine.requestFinished()
                 case .failure(let error):
                     self.run(self.machine.failed(self.closing(for: error)))
@@ -317,6 +361,16 @@ final class DeviceLinkHandler: ChannelDuplexHandler, NIOScheduledCallbackHandler
     private func closing(for error: any Error) -> Closing {
         if let closing = error as? Closing { return closing }
         services.logger.error("device link request failed", metadata: ["error": "\(error)"])
-        return Closing(.unexpectedServerError, "the gateway cannot serve this link now")
+        return Closing(.unexpectedServerError, "the gateway cannot serve this link now", .storeUnavailable)
+    }
+}
+
+extension DeviceLinkMessage {
+    /// The topic a register or unregister names.
+    fileprivate var requestTopic: String? {
+        switch self {
+        case .register(let topic), .unregister(let topic): topic
+        default: nil
+        }
     }
 }

@@ -103,7 +103,8 @@ final class DeviceLinkServer: Service, Sendable {
             withErrorHandling: true
         )
         try sync.addHandler(notFound, name: NotFoundResponder.name)
-        try channel.eventLoop.assumeIsolated().scheduleCallback(at: handshakeDeadline, handler: HandshakeDeadline(channel: channel))
+        try channel.eventLoop.assumeIsolated().scheduleCallback(
+            at: handshakeDeadline, handler: HandshakeDeadline(channel: channel, metrics: services.metrics))
     }
 }
 
@@ -111,9 +112,11 @@ final class DeviceLinkServer: Service, Sendable {
 /// is one, ``DeviceLinkHandler`` gives it `deviceAuthenticationTimeout` for the hello.
 private struct HandshakeDeadline: NIOScheduledCallbackHandler {
     let channel: any Channel
+    let metrics: GatewayMetrics
 
     func handleScheduledCallback(eventLoop: some EventLoop) {
-        if (try? channel.pipeline.syncOperations.handler(type: DeviceLinkHandler.self)) == nil {
+        if channel.isActive, (try? channel.pipeline.syncOperations.handler(type: DeviceLinkHandler.self)) == nil {
+            metrics.deviceLinkClosed(.handshakeTimeout)
             channel.close(promise: nil)
         }
     }

@@ -41,7 +41,7 @@ final class DeviceLinkServices: Sendable {
     ///   the device cannot be saved.
     func authenticate(_ hello: DeviceLinkMessage.Hello, nonce: String) async throws -> String {
         guard let (deviceID, publicKey) = DeviceIdentity.verify(hello, nonce: nonce) else {
-            throw DeviceLinkStateMachine.Closing(.policyViolation, "authentication failed: bad public key or signature")
+            throw DeviceLinkStateMachine.Closing(.policyViolation, "authentication failed: bad public key or signature", .authenticationFailed)
         }
         let now = clock.now()
         try await store.saveLinkedDevice(LinkedDevice(id: deviceID, publicKey: publicKey, firstSeenAt: now, lastSeenAt: now))
@@ -54,6 +54,15 @@ final class DeviceLinkServices: Sendable {
         case .register(let topic):
             guard !topic.isEmpty, TopicSyntax.isValid(topic) else {
                 return .error(reason: "BadTopic", message: "\"\(topic)\" is not a bundle id such as com.example.app", topic: topic)
+            }
+            let registered = try await store.devices(owner: deviceID).filter {
+                $0.retiredAt == nil && $0.environment == configuration.environment
+            }
+            if registered.count >= configuration.deviceAppLimit, !registered.contains(where: { $0.topic == topic }) {
+                return .error(
+                    reason: "TooManyApps",
+                    message: "this device has \(registered.count) apps registered, the most a device may have; unregister one first",
+                    topic: topic)
             }
             let device = try await store.register(
                 owner: deviceID, bundleID: topic, environment: configuration.environment, at: clock.now()
@@ -106,7 +115,9 @@ extension DeviceLinkServices {
     func recordResponse(_ response: NotificationResponse, to uniqueID: UUID, deviceID: String) {
         Task {
             do throws(StoreError) {
-                guard try await store.recordResponse(response, uniqueID: uniqueID, deviceID: deviceID) else { return }
+                guard try await store.recordResponse(response, uniqueID: uniqueID, deviceID: deviceID) else {
+                    return metrics.deviceLinkMessageIgnored("response")
+                }
                 events.publish { [DeliveryEvents.responded(uniqueID: uniqueID, deviceID: deviceID, response: response)] }
             } catch {
                 logger.error("cannot record a response", metadata: ["error": "\(error.message)"])

@@ -44,14 +44,40 @@ package struct DeviceLinkStateMachine {
     package struct Closing: Error, Equatable, Sendable {
         package var code: WebSocketErrorCode
         package var reason: String
+        /// What `/metrics` counts it as (`herald_device_link_closed_total{reason=…}`).
+        package var kind: Kind
 
-        package init(_ code: WebSocketErrorCode, _ reason: String) {
+        package init(_ code: WebSocketErrorCode, _ reason: String, _ kind: Kind) {
             self.code = code
             self.reason = reason
+            self.kind = kind
         }
 
-        package static let replaced = Closing(.unknown(4001), "replaced by a newer link from the same device")
-        package static let shutdown = Closing(.goingAway, "the gateway is shutting down")
+        package static let replaced = Closing(.unknown(4001), "replaced by a newer link from the same device", .replaced)
+        package static let shutdown = Closing(.goingAway, "the gateway is shutting down", .shutdown)
+
+        /// Why the gateway ended a link or a connection to the device port, as `/metrics` labels it.
+        package enum Kind: String, Sendable, CaseIterable {
+            /// TLS and the WebSocket upgrade not done within the handshake timeout.
+            case handshakeTimeout = "handshake_timeout"
+            case helloTimeout = "hello_timeout"
+            /// A hello whose key or signature does not answer this link's challenge (forged, replayed, another's).
+            case authenticationFailed = "authentication_failed"
+            /// Bad framing, or a message out of place (a gateway's message, anything before the hello).
+            case protocolError = "protocol_error"
+            /// Not UTF-8, not JSON, or not a device link message.
+            case invalidMessage = "invalid_message"
+            case binaryMessage = "binary_message"
+            case messageTooLarge = "message_too_large"
+            case noPong = "no_pong"
+            /// The device's writes waited past the stalled-connection timeout: it reads nothing.
+            case stalled
+            case replaced
+            case shutdown
+            case storeUnavailable = "store_unavailable"
+            /// The device closed; not counted.
+            case byDevice = "by_device"
+        }
     }
 
     /// Which timer the link needs now; the handler keeps exactly that one armed.
@@ -123,7 +149,7 @@ package struct DeviceLinkStateMachine {
             isBusy = true
             return .authenticate(hello)
         case (.awaitingHello, .success):
-            return close(Closing(.policyViolation, "the first message must be hello"))
+            return close(Closing(.policyViolation, "the first message must be hello", .protocolError))
         case (.linked, .success(.ack(let uniqueID))):
             return .acknowledge(uniqueID)
         case (.linked, .success(.response(let uniqueID, let action, let text))):
@@ -132,7 +158,7 @@ package struct DeviceLinkStateMachine {
             isBusy = true
             return .answer(request)
         case (_, .success(let message)):
-            return close(Closing(.protocolError, "a device may not send \(message.typeName) here"))
+            return close(Closing(.protocolError, "a device may not send \(message.typeName) here", .protocolError))
         }
     }
 
@@ -195,11 +221,11 @@ package struct DeviceLinkStateMachine {
     package mutating func timerFired() -> Action? {
         switch phase {
         case .awaitingHello:
-            return close(Closing(.policyViolation, "no hello within \(helloTimeout)"))
+            return close(Closing(.policyViolation, "no hello within \(helloTimeout)", .helloTimeout))
         case .authenticating, .linked:
             // While a request is in progress reads are paused, so silence proves nothing.
             if isAwaitingPong, !isBusy {
-                return broken(Closing(.goingAway, "no pong within \(pingInterval)"))
+                return broken(Closing(.goingAway, "no pong within \(pingInterval)", .noPong))
             }
             isAwaitingPong = true
             return .sendPing

@@ -3,7 +3,8 @@ package import NIOWebSocket
 
 /// Joins the frames of a fragmented WebSocket message, checking what RFC 6455 asks of a client's frames
 /// on the way: masked, no reserved bits, continuations only inside a message, and the whole message
-/// within the size limit. Control frames (ping, pong, close) pass through between fragments.
+/// within the size limit and ``fragmentLimit`` frames (empty continuations would otherwise go on for ever).
+/// Control frames (ping, pong, close) pass through between fragments.
 package struct WebSocketMessageAssembler {
     /// A complete data message, or a control frame.
     package enum Output: Equatable {
@@ -12,8 +13,11 @@ package struct WebSocketMessageAssembler {
         case control(WebSocketOpcode, ByteBuffer)
     }
 
+    /// The most frames one message may come in.
+    package static let fragmentLimit = 64
+
     private let limit: Int
-    private var partial: (opcode: WebSocketOpcode, data: ByteBuffer)?
+    private var partial: (opcode: WebSocketOpcode, data: ByteBuffer, fragments: Int)?
 
     /// - Parameter limit: The largest message, in bytes, once its fragments are joined.
     package init(limit: Int) {
@@ -25,20 +29,24 @@ package struct WebSocketMessageAssembler {
     /// - Throws: ``DeviceLinkStateMachine/Closing`` with 1002 (a framing rule broken) or 1009 (too big).
     package mutating func append(_ frame: WebSocketFrame) throws(DeviceLinkStateMachine.Closing) -> Output? {
         guard frame.maskKey != nil, frame.reservedBits.isEmpty else {
-            throw .init(.protocolError, "frames from a device must be masked and use no reserved bits")
+            throw .init(.protocolError, "frames from a device must be masked and use no reserved bits", .protocolError)
         }
         switch frame.opcode {
         case .text, .binary:
-            guard partial == nil else { throw .init(.protocolError, "a new message began before the last one ended") }
+            guard partial == nil else { throw .init(.protocolError, "a new message began before the last one ended", .protocolError) }
             guard frame.fin else {
-                partial = (frame.opcode, frame.unmaskedData)
+                partial = (frame.opcode, frame.unmaskedData, 1)
                 return nil
             }
             return Self.message(frame.opcode, frame.unmaskedData)
         case .continuation:
-            guard var message = partial else { throw .init(.protocolError, "a continuation frame outside a message") }
+            guard var message = partial else { throw .init(.protocolError, "a continuation frame outside a message", .protocolError) }
             guard message.data.readableBytes + frame.length <= limit else {
-                throw .init(.messageTooLarge, "a message over \(limit) bytes")
+                throw .init(.messageTooLarge, "a message over \(limit) bytes", .messageTooLarge)
+            }
+            message.fragments += 1
+            guard message.fragments <= Self.fragmentLimit else {
+                throw .init(.messageTooLarge, "a message in more than \(Self.fragmentLimit) frames", .messageTooLarge)
             }
             var data = frame.unmaskedData
             message.data.writeBuffer(&data)
@@ -51,7 +59,7 @@ package struct WebSocketMessageAssembler {
         case .ping, .pong, .connectionClose:
             return .control(frame.opcode, frame.unmaskedData)
         default:
-            throw .init(.protocolError, "unknown opcode \(frame.opcode)")
+            throw .init(.protocolError, "unknown opcode \(frame.opcode)", .protocolError)
         }
     }
 
