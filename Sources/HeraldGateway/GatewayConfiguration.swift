@@ -29,6 +29,10 @@ public struct GatewayConfiguration: Sendable {
     public var idleTimeout = TimeAmount.minutes(60)
     /// How long a provider connection has, from its accept, to finish TLS and send the HTTP/2 preface.
     public var providerHandshakeTimeout = TimeAmount.seconds(10)
+    /// A provider connection on which no request has shown its sender (a valid provider token or client certificate)
+    /// this long after its accept is closed with GOAWAY `IdleTimeout` (Apache's first-request deadline is 20 s too);
+    /// after that, ``idleTimeout`` applies.
+    public var unusedConnectionTimeout = TimeAmount.seconds(20)
     /// A connection (provider or device) whose writes have waited this long because the peer reads nothing is closed.
     public var stalledConnectionTimeout = TimeAmount.seconds(30)
     /// Error responses one connection may produce before the gateway closes it (410 does not count;

@@ -25,7 +25,7 @@ public final class GatewayMetrics: Sendable {
         MetricNameDescriptor(
             namespace: "herald", subsystem: "provider", metricName: "connections_closed", unitName: "total",
             helpText:
-                "Provider connections the gateway cut off, by reason: handshake_timeout, stalled (the client reads nothing), or the HTTP/2 error that ended it (floods, oversized or bad frames)."
+                "Provider connections the gateway cut off, by reason: handshake_timeout, unused (no request showed its sender in time), stalled (the client reads nothing), or the HTTP/2 error that ended it (floods, oversized or bad frames)."
         )
     }
 
@@ -127,7 +127,7 @@ public final class GatewayMetrics: Sendable {
     func notificationSent() { sent.increment() }
     func notificationAcknowledged() { acknowledged.increment() }
 
-    /// The gateway cut a provider connection off: `handshake_timeout`, `stalled`, or the HTTP/2 error's type.
+    /// The gateway cut a provider connection off: `handshake_timeout`, `unused`, `stalled`, or the HTTP/2 error's type.
     func providerConnectionClosed(_ reason: String) {
         registry.makeCounter(descriptor: Self.providerClosedName, labels: [("reason", reason)]).increment()
     }

@@ -27,6 +27,13 @@ final class ProviderConnection {
 
     /// Set once the connection is closing: requests that complete from then on are refused with it.
     var drainReason: APNsReason? { state.closingReason }
+    /// Whether a request on this connection has shown who sends it: a provider token admitted, or a client
+    /// certificate read. Until then the connection is unused, whatever arrived on it.
+    var senderKnown: Bool {
+        if auth.teamID != nil { return true }
+        if case .some(.some) = identity { return true }
+        return false
+    }
 
     /// The client certificate's identity, or nil when the client authenticates with tokens.
     ///

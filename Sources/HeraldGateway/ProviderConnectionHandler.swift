@@ -11,9 +11,13 @@ import NIOHTTP2
 /// (no frame read or written for `idleTimeout`, by the event loop's clock).
 ///
 /// Against clients that hold a connection without using it: one that has not sent the HTTP/2 preface (TLS
-/// included) within `providerHandshakeTimeout` of its accept is closed. Against clients that send without reading:
-/// while the connection cannot take more writes, nothing more is read (what the client sends waits in its own
-/// socket, not in the gateway), and a connection whose writes stay blocked for `stalledConnectionTimeout` is closed.
+/// included) within `providerHandshakeTimeout` of its accept is closed, and one on which no request has shown its
+/// sender (a valid provider token or client certificate) within `unusedConnectionTimeout` of its accept gets GOAWAY
+/// `IdleTimeout` (PINGs and SETTINGS do not keep it; a request being processed then gets another period).
+/// Against clients that send without reading: while the connection cannot take more writes, nothing more is read
+/// (what the client sends waits in its own socket, not in the gateway), and a connection whose writes stay blocked
+/// for `stalledConnectionTimeout` is closed; so is one whose answers wait that long for a flow-control window the
+/// client never opens (a zero window holds an error answer's DATA in the HTTP/2 layer).
 final class ProviderConnectionHandler: ChannelDuplexHandler {
     typealias InboundIn = HTTP2Frame
     typealias OutboundIn = HTTP2Frame
@@ -35,7 +39,10 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
     private let metrics: GatewayMetrics
     private let idleTimeout: TimeAmount
     private let handshakeTimeout: TimeAmount
+    private let unusedTimeout: TimeAmount
     private let stalledTimeout: TimeAmount
+    /// When the connection is unused, unless a request shows its sender before.
+    private var unusedDeadline = NIODeadline.uptimeNanoseconds(0)
     /// When a frame was last read or written (at the end of each read, at each flush).
     private var lastActivity = NIODeadline.uptimeNanoseconds(0)
     private var idleTimer: Scheduled<Void>?
@@ -43,6 +50,13 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
     private var handshakeTimer: Scheduled<Void>?
     /// Armed while the channel is not writable.
     private var stalledTimer: Scheduled<Void>?
+    /// Answers whose DATA waits in the HTTP/2 layer for the client's flow-control window, and when the wait last
+    /// moved (one went out, or the first began waiting); the timer checks that it moves within `stalledTimeout`.
+    private var answersWaiting = 0
+    private var answersMoved = NIODeadline.uptimeNanoseconds(0)
+    private var answersTimer: Scheduled<Void>?
+    /// Set once a connection error has closed the connection.
+    private var cutOff = false
     /// A read the channel asked for while it was not writable, passed on once it is.
     private var readHeld = false
     private var streams: [HTTP2StreamID: OpenStream] = [:]
@@ -58,6 +72,7 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
         self.metrics = metrics
         idleTimeout = configuration.idleTimeout
         handshakeTimeout = configuration.providerHandshakeTimeout
+        unusedTimeout = configuration.unusedConnectionTimeout
         stalledTimeout = configuration.stalledConnectionTimeout
     }
 
@@ -84,13 +99,14 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
     }
 
     private func cancelTimers() {
-        for timer in [idleTimer, handshakeTimer, stalledTimer] { timer?.cancel() }
+        for timer in [idleTimer, handshakeTimer, stalledTimer, answersTimer] { timer?.cancel() }
     }
 
     private func becameActive(context: ChannelHandlerContext) {
         openConnectionWindow(context: context)
         lastActivity = context.eventLoop.now
-        armIdleTimer(at: lastActivity + idleTimeout, context: context)
+        unusedDeadline = lastActivity + unusedTimeout
+        armIdleTimer(at: idleDeadline, context: context)
         handshakeTimer = context.eventLoop.assumeIsolated().scheduleTask(in: handshakeTimeout) { [metrics] in
             metrics.providerConnectionClosed("handshake_timeout")
             context.close(promise: nil)
@@ -124,13 +140,25 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
         context.fireChannelWritabilityChanged()
     }
 
-    /// Checks for idleness when the connection would have been idle for `idleTimeout`; activity meanwhile
-    /// moves the check to `idleTimeout` after it.
+    /// When the connection is idle if nothing more happens: `idleTimeout` after its last activity, and until a
+    /// request shows its sender, at the unused deadline at the latest.
+    private var idleDeadline: NIODeadline {
+        let idle = lastActivity + idleTimeout
+        return connection.senderKnown ? idle : min(idle, unusedDeadline)
+    }
+
+    /// Checks for idleness when the connection would have been idle; activity (or an accepted request) meanwhile
+    /// moves the check on.
     private func armIdleTimer(at deadline: NIODeadline, context: ChannelHandlerContext) {
         idleTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
             guard let context = self.context else { return }
-            let due = lastActivity + idleTimeout
-            if context.eventLoop.now >= due {
+            let now = context.eventLoop.now
+            if !connection.senderKnown, now >= unusedDeadline, streams.values.contains(where: \.submitted) {
+                unusedDeadline = now + unusedTimeout  // its first request is being processed: not unused
+            }
+            let due = idleDeadline
+            if now >= due {
+                if !connection.senderKnown { metrics.providerConnectionClosed("unused") }
                 connection.startDraining(.idleTimeout)
             } else {
                 armIdleTimer(at: due, context: context)
@@ -221,7 +249,11 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
         // again), and the connection closes once nothing is owed.
         guard case .refuseUnsubmittedStreams = connection.connectionError() else {
             // What ended it, by type: NIOHTTP2's ExcessiveRSTFrames, ExcessiveContinuationFrames, … (or a TLS error).
-            if context.channel.isActive { metrics.providerConnectionClosed(String(describing: type(of: error))) }
+            // Only the first: writes still queued then fail with IOOnClosedConnection, which is not a reason.
+            if !cutOff {
+                cutOff = true
+                metrics.providerConnectionClosed(String(describing: type(of: error)))
+            }
             return context.close(promise: nil)
         }
         for (id, stream) in streams where !stream.submitted {
@@ -271,20 +303,51 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
         let body = response.body(allocator: context.channel.allocator)
         // The answer's last frame; once it is out, a client still sending is told to stop (RFC 9113 §8.1).
         // Resetting earlier would drop the answer's DATA still waiting in the flow-control buffer.
-        let sent: EventLoopPromise<Void>? = stream.requestEnded ? nil : context.eventLoop.makePromise()
+        let sent: EventLoopPromise<Void>? = stream.requestEnded && body == nil ? nil : context.eventLoop.makePromise()
         context.write(
             wrapOutboundOut(
                 HTTP2Frame(streamID: id, payload: .headers(.init(headers: response.headers(indexed: &indexedIDHeaders), endStream: body == nil)))),
             promise: body == nil ? sent : nil)
         if let body {
             context.write(wrapOutboundOut(HTTP2Frame(streamID: id, payload: .data(.init(data: .byteBuffer(body), endStream: true)))), promise: sent)
+            answerWaits(context: context)
         }
+        let (hasBody, requestEnded) = (body != nil, stream.requestEnded)
         sent?.futureResult.assumeIsolated().whenComplete { _ in
+            if hasBody { self.answerWentOut(context: context) }
+            guard !requestEnded else { return }
             context.writeAndFlush(self.wrapOutboundOut(HTTP2Frame(streamID: id, payload: .rstStream(.noError))), promise: nil)
         }
         connection.streamClosed(id)
         needsFlush = true
         if !reading { scheduleFlush() }
+    }
+
+    /// An answer's DATA is written; it may wait for the client's flow-control window.
+    private func answerWaits(context: ChannelHandlerContext) {
+        if answersWaiting == 0 { answersMoved = context.eventLoop.now }
+        answersWaiting += 1
+        if answersTimer == nil { armAnswersTimer(at: answersMoved + stalledTimeout, context: context) }
+    }
+
+    private func answerWentOut(context: ChannelHandlerContext) {
+        answersWaiting -= 1
+        answersMoved = context.eventLoop.now
+    }
+
+    /// Closes the connection if answers still wait and none went out for `stalledTimeout`; else checks again then.
+    private func armAnswersTimer(at deadline: NIODeadline, context: ChannelHandlerContext) {
+        answersTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
+            answersTimer = nil
+            guard answersWaiting > 0, let context = self.context else { return }
+            let due = answersMoved + stalledTimeout
+            if context.eventLoop.now >= due {
+                metrics.providerConnectionClosed("stalled")
+                context.close(promise: nil)
+            } else {
+                armAnswersTimer(at: due, context: context)
+            }
+        }
     }
 
     /// Answers that complete in one event-loop turn (a store commit finishes many) share one flush.

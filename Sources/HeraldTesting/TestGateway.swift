@@ -62,6 +62,9 @@ public final class TestGateway: Sendable {
         configuration.devicePort = 0
         configuration.directoryTimeToLive = .zero
         configuration.shutdownGracePeriod = .seconds(5)
+        // Tests hold raw connections (and the console's client) longer than 20 s before their first request when the
+        // parallel run loads the machine; the unused-connection rule has tests of its own on virtual time.
+        configuration.unusedConnectionTimeout = .seconds(600)
         configure(&configuration)
         let clock = ManualClock(Date())
         let store = try store ?? FaultInjectingStore(wrapping: SQLiteStore(path: TemporaryPath.make("herald-test-store", suffix: ".sqlite")))

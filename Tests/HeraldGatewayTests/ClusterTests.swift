@@ -24,7 +24,11 @@ import Testing
             var nodes: [TestGateway] = []
             var stores: [PostgresStore] = []
             for index in 0..<count {
-                let store = try await PostgresStore(url: database.url, nodeID: "node-\(index)-\(UUID().uuidString)", logger: logger)
+                // A parallel run on 2 cores can keep PostgreSQL from finishing a login within the default 5 s.
+                var configuration = PostgresStore.Configuration()
+                configuration.connectTimeout = .seconds(30)
+                let store = try await PostgresStore(
+                    url: database.url, nodeID: "node-\(index)-\(UUID().uuidString)", configuration: configuration, logger: logger)
                 stores.append(store)
                 nodes.append(try await TestGateway.start(store: store, privateKey: key) { $0.nodeName = "node-\(index)" })
             }

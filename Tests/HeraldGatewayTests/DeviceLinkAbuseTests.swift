@@ -5,6 +5,7 @@ import HeraldGateway
 import HeraldStore
 import HeraldTesting
 import HeraldWire
+import NIOCore
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -143,6 +144,34 @@ import FoundationNetworking
         device.send(.ack(uniqueID: UUID()))  // the link is still open
         try await Self.expectMetric(#"herald_device_link_ignored_total{message="ack"}"#, 1, on: gateway)
         await device.leave()
+        try await gateway.stop()
+    }
+
+    /// A device that breaks the framing (a message in more frames than allowed) gets its close frame and then the
+    /// connection ends at once: the gateway does not read on for the device's close frame, so frames it keeps sending
+    /// soon fail (the connection is reset) instead of being read for the close timeout.
+    @Test func aFramingFloodFailsTheLinkAtOnce() async throws {
+        let gateway = try await TestGateway.start {
+            $0.plaintext = true
+            $0.deviceLinkCloseTimeout = .seconds(120)
+        }
+        let link = try await RawDeviceLink.linked(port: try await gateway.gateway.devicePort())
+        try await link.send(fin: false, Array("{".utf8))
+        for _ in 0..<WebSocketMessageAssembler.fragmentLimit { try await link.send(opcode: 0x0, fin: false, []) }
+        let close = try await link.frame { $0.opcode == 0x8 }.close
+        #expect(close?.code == 1009 && close?.reason == "a message in more than 64 frames")
+        var refused = false
+        for _ in 0..<1_000 where !refused {
+            do {
+                try await link.send(opcode: 0x0, fin: false, [])
+                try await Task.sleep(for: .milliseconds(10))
+            } catch {
+                refused = true
+            }
+        }
+        #expect(refused, "the gateway still read the link 10 s after failing it")
+        try await Self.expectMetric(#"herald_device_link_closed_total{reason="message_too_large"}"#, 1, on: gateway)
+        await link.close()
         try await gateway.stop()
     }
 

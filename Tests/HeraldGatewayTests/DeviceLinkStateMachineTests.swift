@@ -35,8 +35,8 @@ import Testing
 
         var bad = machine()
         bad.received(.success(.register(topic: "com.example.app")))
-        #expect(bad.nextAction() == .close(Closing(.policyViolation, "the first message must be hello", .protocolError)))
-        #expect(bad.phase == .closing && bad.timer == .closeTimeout)
+        #expect(bad.nextAction() == .closeNow(Closing(.policyViolation, "the first message must be hello", .protocolError)))
+        #expect(bad.phase == .closed && bad.timer == .none)
     }
 
     @Test func noHelloInTimeClosesWith1008() {
@@ -70,7 +70,7 @@ import Testing
         #expect(machine.nextAction() == .answer(.unregister(topic: "a")))
         #expect(machine.nextAction() == nil)
         machine.requestFinished()
-        #expect(machine.nextAction() == .close(malformed))
+        #expect(machine.nextAction() == .closeNow(malformed))
         machine.received(.success(.ack(uniqueID: uniqueID)))  // ignored once closing
         #expect(machine.nextAction() == nil)
     }
@@ -82,7 +82,7 @@ import Testing
     func messagesOnlyTheGatewaySendsCloseWith1002(message: DeviceLinkMessage) {
         var machine = linkedMachine()
         machine.received(.success(message))
-        #expect(machine.nextAction() == .close(Closing(.protocolError, "a device may not send \(message.typeName) here", .protocolError)))
+        #expect(machine.nextAction() == .closeNow(Closing(.protocolError, "a device may not send \(message.typeName) here", .protocolError)))
     }
 
     @Test func aFailedHelloOrRequestCloses() {

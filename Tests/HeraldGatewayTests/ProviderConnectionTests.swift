@@ -128,7 +128,8 @@ import Testing
     /// GOAWAY for an error (Python's h2) read them all. One that completes after the shutdown began is refused.
     @Test func gracefulShutdownAnswersOpenRequestsBeforeItsGoAway() async throws {
         let log = LogCapture()
-        let gateway = try await TestGateway.start(logger: log.logger())
+        // A grace period far longer than the test: a slow (parallel) run must not see it end while an answer is owed.
+        let gateway = try await TestGateway.start(logger: log.logger()) { $0.shutdownGracePeriod = .seconds(120) }
         let store = try #require(gateway.store as? FaultInjectingStore)
         let connection = try await gateway.connect()
         #expect(try await connection.send(try await gateway.push()).status == 200)
@@ -167,7 +168,11 @@ import Testing
     @Test func shutdownAnswersThenSendsItsGoAwayAndSurvivesFramesCrossingIt() async throws {
         typealias Raw = RawHTTP2Connection
         let log = LogCapture()
-        let gateway = try await TestGateway.start(logger: log.logger()) { $0.plaintext = true }
+        // A grace period far longer than the test: a slow (parallel) run must not see it end before the frames cross.
+        let gateway = try await TestGateway.start(logger: log.logger()) {
+            $0.plaintext = true
+            $0.shutdownGracePeriod = .seconds(120)
+        }
         let store = try #require(gateway.store as? FaultInjectingStore)
         let path = "/3/device/\(try await gateway.issueToken())"
         let headers =
@@ -192,7 +197,7 @@ import Testing
         _ = try await raw.bytes(until: { Raw.goAwayErrorCode(in: $0) != nil })
         try await raw.write(requestHeaders(stream: 9) + requestBody(stream: 9) + requestBody(stream: 7))
 
-        let received = try #require(try await raw.bytesUntilClosed(timeout: .seconds(3)), "closed only after the grace period")
+        let received = try #require(try await raw.bytesUntilClosed(timeout: .seconds(15)), "closed only after the grace period")
         try await stopping.value
         var decoder = HPACKDecoder(allocator: .init())
         let statuses = try Raw.headerBlocks(in: received).map { block in

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HeraldStore
 import HeraldTesting
@@ -19,12 +20,14 @@ import Testing
     struct Pipeline {
         let channel: NIOAsyncTestingChannel
         let connection: NIOLoopBound<ProviderConnection>
+        let store: SQLiteStore
 
         /// - Parameter sendsSettings: Whether the client's SETTINGS (the first frame after its preface) arrives at once.
         init(sendsSettings: Bool = true, configure: (inout GatewayConfiguration) -> Void = { _ in }) async throws {
             var configuration = GatewayConfiguration()
             configure(&configuration)
             let store = try SQLiteStore(path: TemporaryPath.make("herald-time", suffix: ".sqlite"))
+            self.store = store
             let metrics = GatewayMetrics()
             let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
             let writer = NotificationWriter(
@@ -49,6 +52,32 @@ import Testing
             if sendsSettings { try await channel.writeInbound(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings([])))) }
         }
 
+        /// Sends a request to an unknown device token and waits for its answer's reason.
+        func answer(on id: HTTP2StreamID, authorization: String) async throws -> String? {
+            try await send(on: id, authorization: authorization)
+            for _ in 0..<1_000 {
+                while let frame = try await channel.readOutbound(as: HTTP2Frame.self) {
+                    if frame.streamID == id, case .data(let data) = frame.payload, case .byteBuffer(let bytes) = data.data {
+                        return try JSONValue.parse(Data(bytes.readableBytesView))["reason"]?.stringValue
+                    }
+                }
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            return nil
+        }
+
+        /// Sends a request to an unknown device token.
+        func send(on id: HTTP2StreamID, authorization: String) async throws {
+            var headers = HPACKHeaders()
+            for (name, value) in [
+                (":method", "POST"), (":scheme", "https"), (":path", "/3/device/" + String(repeating: "ab", count: 32)),
+                ("authorization", authorization), ("apns-topic", "com.example.app"),
+            ] { headers.add(name: name, value: value) }
+            try await channel.writeInbound(HTTP2Frame(streamID: id, payload: .headers(.init(headers: headers))))
+            let body = channel.allocator.buffer(string: #"{"aps":{"alert":"hi"}}"#)
+            try await channel.writeInbound(HTTP2Frame(streamID: id, payload: .data(.init(data: .byteBuffer(body), endStream: true))))
+        }
+
         /// Every frame written so far.
         func written() async throws -> [HTTP2Frame] {
             var frames: [HTTP2Frame] = []
@@ -69,7 +98,10 @@ import Testing
     }
 
     @Test func anIdleConnectionGetsGoAwayIdleTimeoutAndCloses() async throws {
-        let pipeline = try await Pipeline { $0.idleTimeout = .seconds(3600) }
+        let pipeline = try await Pipeline {
+            $0.idleTimeout = .seconds(3600)
+            $0.unusedConnectionTimeout = .seconds(7200)
+        }
         _ = try await pipeline.written()  // the connection window
         await pipeline.channel.testingEventLoop.advanceTime(by: .seconds(3599))
         #expect(Pipeline.goAway(in: try await pipeline.written()) == nil)
@@ -82,7 +114,10 @@ import Testing
 
     /// Any frame read or written moves idleness a full timeout on.
     @Test func activityPostponesIdleness() async throws {
-        let pipeline = try await Pipeline { $0.idleTimeout = .seconds(60) }
+        let pipeline = try await Pipeline {
+            $0.idleTimeout = .seconds(60)
+            $0.unusedConnectionTimeout = .seconds(7200)
+        }
         _ = try await pipeline.written()
         await pipeline.channel.testingEventLoop.advanceTime(by: .seconds(50))
         try await pipeline.channel.writeInbound(HTTP2Frame(streamID: .rootStream, payload: .ping(HTTP2PingData(withInteger: 1), ack: false)))
@@ -122,17 +157,119 @@ import Testing
         await silent.channel.testingEventLoop.advanceTime(by: .milliseconds(1))
         #expect(!silent.channel.isActive)
 
-        let late = try await Pipeline(sendsSettings: false) { $0.providerHandshakeTimeout = .seconds(10) }
+        let late = try await Pipeline(sendsSettings: false) {
+            $0.providerHandshakeTimeout = .seconds(10)
+            $0.unusedConnectionTimeout = .seconds(7200)
+        }
         await late.channel.testingEventLoop.advanceTime(by: .seconds(9))
         try await late.channel.writeInbound(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings([]))))
         await late.channel.testingEventLoop.advanceTime(by: .seconds(60))
         #expect(late.channel.isActive)
     }
 
+    /// A connection on which no request has shown its sender within the unused-connection timeout of its accept gets
+    /// GOAWAY `IdleTimeout`, however many PINGs and refused requests it sends; once a request carried a valid provider
+    /// token (even one refused for its device token), only the idle timeout applies.
+    @Test func aConnectionWithoutAnAcceptedRequestIsClosedAfterTheUnusedTimeout() async throws {
+        let configure: (inout GatewayConfiguration) -> Void = {
+            $0.unusedConnectionTimeout = .seconds(20)
+            $0.idleTimeout = .seconds(3600)
+        }
+        let unused = try await Pipeline(configure: configure)
+        for _ in 0..<3 {
+            await unused.channel.testingEventLoop.advanceTime(by: .seconds(6))
+            try await unused.channel.writeInbound(HTTP2Frame(streamID: .rootStream, payload: .ping(HTTP2PingData(withInteger: 1), ack: false)))
+        }
+        #expect(try await unused.answer(on: 1, authorization: "bearer x.y.z") == "InvalidProviderToken")
+        await unused.channel.testingEventLoop.advanceTime(by: .milliseconds(1_999))  // 19.999 s after the accept
+        #expect(Pipeline.goAway(in: try await unused.written()) == nil)
+        await unused.channel.testingEventLoop.advanceTime(by: .milliseconds(1))
+        #expect(Pipeline.goAway(in: try await unused.written())?.reason == "IdleTimeout")
+        #expect(!unused.channel.isActive)
+
+        let used = try await Pipeline(configure: configure)
+        await used.channel.testingEventLoop.advanceTime(by: .seconds(5))
+        let signingKey = P256.Signing.PrivateKey()
+        try await used.store.saveKey(
+            ProviderKey(
+                teamID: "TEAM123456", keyID: "KEY1234567", topics: [], environment: .development,
+                publicKeyPEM: signingKey.publicKey.pemRepresentation, createdAt: Date()))
+        let jwt = try ProviderToken.sign(teamID: "TEAM123456", keyID: "KEY1234567", issuedAt: Date(), key: signingKey)
+        #expect(try await used.answer(on: 1, authorization: "bearer \(jwt)") == "BadDeviceToken")
+        await used.channel.testingEventLoop.advanceTime(by: .seconds(600))
+        #expect(Pipeline.goAway(in: try await used.written()) == nil)
+        #expect(used.channel.isActive)
+    }
+
+    /// An error answer's DATA that the client's flow-control window never lets out (a window of 0) closes the
+    /// connection after the stalled-connection timeout; DATA that goes out in time does not.
+    @Test func anAnswerHeldByAClosedWindowClosesTheConnectionOnceStalled() async throws {
+        let pipeline = try await Pipeline {
+            $0.stalledConnectionTimeout = .seconds(30)
+            $0.unusedConnectionTimeout = .seconds(7200)
+        }
+        let window = ClosedWindow()
+        try await pipeline.channel.testingEventLoop.executeInContext {
+            try pipeline.channel.pipeline.syncOperations.addHandler(window, position: .first)
+        }
+        func sendBadRequest(on id: HTTP2StreamID) async throws {
+            try await pipeline.send(on: id, authorization: "bearer x.y.z")
+            for _ in 0..<1_000 where window.held < 1 { try await Task.sleep(for: .milliseconds(5)) }
+            try #require(window.held == 1)  // the 403's DATA, waiting
+        }
+
+        try await sendBadRequest(on: 1)
+        await pipeline.channel.testingEventLoop.advanceTime(by: .seconds(20))
+        try await pipeline.channel.testingEventLoop.executeInContext { window.open() }  // it went out after 20 s
+        await pipeline.channel.testingEventLoop.advanceTime(by: .seconds(60))
+        #expect(pipeline.channel.isActive)
+
+        try await sendBadRequest(on: 3)
+        await pipeline.channel.testingEventLoop.advanceTime(by: .milliseconds(29_999))
+        #expect(pipeline.channel.isActive)
+        await pipeline.channel.testingEventLoop.advanceTime(by: .milliseconds(1))
+        #expect(!pipeline.channel.isActive)
+    }
+
+    /// Holds the DATA frames written through it, as the HTTP/2 layer does while the client's window is 0, until
+    /// `open()` lets them out.
+    final class ClosedWindow: ChannelOutboundHandler, Sendable {
+        typealias OutboundIn = HTTP2Frame
+        struct Write {
+            let context: ChannelHandlerContext
+            let data: NIOAny
+            let promise: EventLoopPromise<Void>?
+        }
+        private let waiting = Mutex<[NIOLoopBound<Write>]>([])
+
+        var held: Int { waiting.withLock { $0.count } }
+
+        func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+            if case .data = unwrapOutboundIn(data).payload {
+                let write = NIOLoopBound(Write(context: context, data: data, promise: promise), eventLoop: context.eventLoop)
+                waiting.withLock { $0.append(write) }
+            } else {
+                context.write(data, promise: promise)
+            }
+        }
+
+        /// Must run on the event loop.
+        func open() {
+            let writes = waiting.withLock { writes in
+                defer { writes = [] }
+                return writes
+            }
+            for write in writes.map(\.value) { write.context.writeAndFlush(write.data, promise: write.promise) }
+        }
+    }
+
     /// While the client reads nothing (the connection cannot take more writes), the handler asks for no more reads,
     /// and resumes once it can write; writes blocked for the stalled-connection timeout close the connection.
     @Test func aClientThatStopsReadingIsNotReadAndIsClosedOnceStalled() async throws {
-        let pipeline = try await Pipeline { $0.stalledConnectionTimeout = .seconds(30) }
+        let pipeline = try await Pipeline {
+            $0.stalledConnectionTimeout = .seconds(30)
+            $0.unusedConnectionTimeout = .seconds(7200)
+        }
         let reads = ReadCounter()
         try await pipeline.channel.testingEventLoop.executeInContext {
             try pipeline.channel.pipeline.syncOperations.addHandler(reads, position: .first)

@@ -54,16 +54,14 @@ final class RawTCPConnection: Sendable {
 
     /// Everything the server sent once it closed its side, or nil if it has not within `timeout`.
     func bytesUntilClosed(timeout: Duration) async throws -> ByteBuffer? {
-        try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
-            group.addTask { try await self.received.get() }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = try await group.next() ?? nil
-            group.cancelAll()
-            return first
+        // Polled: waiting on `received` in a task group would never end (a future's get() ignores cancellation) when
+        // the server keeps the connection open, and a test must fail then, not hang.
+        let deadline = ContinuousClock.now + timeout
+        while !(try await channel.eventLoop.submit { self.collector.value.finished }.get()) {
+            guard ContinuousClock.now < deadline else { return nil }
+            try await Task.sleep(for: .milliseconds(10))
         }
+        return try await received.get()
     }
 
     func close() async {
@@ -76,7 +74,8 @@ final class Collector: ChannelInboundHandler {
 
     private let promise: EventLoopPromise<ByteBuffer>
     private(set) var bytes = ByteBuffer()
-    private var finished = false
+    /// Whether the server has closed its side (and `promise` has everything).
+    private(set) var finished = false
 
     init(promise: EventLoopPromise<ByteBuffer>) {
         self.promise = promise

@@ -115,7 +115,9 @@ private struct HandshakeDeadline: NIOScheduledCallbackHandler {
     let metrics: GatewayMetrics
 
     func handleScheduledCallback(eventLoop: some EventLoop) {
-        if channel.isActive, (try? channel.pipeline.syncOperations.handler(type: DeviceLinkHandler.self)) == nil {
+        // Still in the handshake while the HTTP part of the pipeline is there: the upgrade removes it, and so does
+        // a close. (Not `isActive`: on a loaded machine the deadline can come before the connection is active.)
+        if (try? channel.pipeline.syncOperations.context(name: NotFoundResponder.name)) != nil {
             metrics.deviceLinkClosed(.handshakeTimeout)
             channel.close(promise: nil)
         }

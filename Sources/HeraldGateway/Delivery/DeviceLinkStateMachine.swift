@@ -141,15 +141,17 @@ package struct DeviceLinkStateMachine {
         guard isOpen, !isBusy, !waiting.isEmpty else { return nil }
         let message = waiting.removeFirst()
         if waiting.isEmpty { waiting = [] }  // most links are idle: keep no buffer for them
+        // A device that breaks the protocol fails the link (RFC 6455 §7.1.7): the close frame, then the connection
+        // ends at once, not after reading on for the device's close frame (a flood of frames would be read meanwhile).
         switch (phase, message) {
         case (_, .failure(let closing)):
-            return close(closing)
+            return broken(closing)
         case (.awaitingHello, .success(.hello(let hello))):
             phase = .authenticating
             isBusy = true
             return .authenticate(hello)
         case (.awaitingHello, .success):
-            return close(Closing(.policyViolation, "the first message must be hello", .protocolError))
+            return broken(Closing(.policyViolation, "the first message must be hello", .protocolError))
         case (.linked, .success(.ack(let uniqueID))):
             return .acknowledge(uniqueID)
         case (.linked, .success(.response(let uniqueID, let action, let text))):
@@ -158,7 +160,7 @@ package struct DeviceLinkStateMachine {
             isBusy = true
             return .answer(request)
         case (_, .success(let message)):
-            return close(Closing(.protocolError, "a device may not send \(message.typeName) here", .protocolError))
+            return broken(Closing(.protocolError, "a device may not send \(message.typeName) here", .protocolError))
         }
     }
 
