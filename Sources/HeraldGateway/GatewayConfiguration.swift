@@ -39,6 +39,10 @@ public struct GatewayConfiguration: Sendable {
     /// BadDeviceToken counts ``badDeviceTokenErrorWeight`` times).
     public var connectionErrorBudget = 500
     public var badDeviceTokenErrorWeight = 5
+    /// The error budget of a connection on which no request has shown its sender yet (a valid provider token or
+    /// client certificate): a client without credentials learns why from the first answers, and one that floods
+    /// (rapid reset, requests never read) is cut off after a few.
+    public var unknownSenderErrorBudget = 20
 
     /// Requests per second one device token may receive, sustained, and in a burst.
     public var deviceTokenRatePerSecond = 2000.0

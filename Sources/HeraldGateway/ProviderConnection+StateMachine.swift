@@ -36,6 +36,7 @@ extension ProviderConnection {
         private let authenticatedLimit: Int
         private let unauthenticatedLimit: Int
         private let errorBudget: Int
+        private let unknownSenderErrorBudget: Int
         private let badDeviceTokenWeight: Int
         private var phase = Phase.open
         private var concurrencyRaised = false
@@ -50,6 +51,7 @@ extension ProviderConnection {
             authenticatedLimit = configuration.authenticatedMaximumConcurrentStreams
             unauthenticatedLimit = configuration.unauthenticatedMaximumConcurrentStreams
             errorBudget = configuration.connectionErrorBudget
+            unknownSenderErrorBudget = configuration.unknownSenderErrorBudget
             badDeviceTokenWeight = configuration.badDeviceTokenErrorWeight
         }
 
@@ -93,7 +95,10 @@ extension ProviderConnection {
 
         /// A request was answered; `rejection` is nil for a 200. Raises the stream limit after the first success,
         /// lowers it after an authentication failure, and starts closing once the error budget is spent.
-        mutating func answered(_ rejection: Rejection?) -> [Action] {
+        ///
+        /// - Parameter senderKnown: Whether a request on the connection has shown its sender; until one has, the
+        ///   smaller ``GatewayConfiguration/unknownSenderErrorBudget`` applies.
+        mutating func answered(_ rejection: Rejection?, senderKnown: Bool = true) -> [Action] {
             guard let rejection else {
                 guard !concurrencyRaised else { return [] }
                 concurrencyRaised = true
@@ -106,7 +111,7 @@ extension ProviderConnection {
             }
             guard rejection.reason.countsAsConnectionError, rejection.reason.status < 500 else { return actions }
             errorsCounted += rejection.reason == .badDeviceToken ? badDeviceTokenWeight : 1
-            if errorsCounted >= errorBudget { actions += startClosing(rejection.reason) }
+            if errorsCounted >= (senderKnown ? errorBudget : unknownSenderErrorBudget) { actions += startClosing(rejection.reason) }
             return actions
         }
 

@@ -69,7 +69,7 @@ final class ProviderConnection {
 
     /// Bookkeeping after each answer: the stream limit and the error budget (``StateMachine/answered(_:)``).
     func record(_ rejection: Rejection?) {
-        for action in state.answered(rejection) { perform(action) }
+        for action in state.answered(rejection, senderKnown: senderKnown) { perform(action) }
     }
 
     /// Closes the connection gracefully. Requests completing from now on are answered at once with `reason`;

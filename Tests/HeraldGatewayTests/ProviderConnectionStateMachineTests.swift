@@ -9,9 +9,10 @@ import Testing
     typealias Machine = ProviderConnection.StateMachine
     typealias Action = Machine.Action
 
-    private func machine(budget: Int = 500) -> Machine {
+    private func machine(budget: Int = 500, unknownSenderBudget: Int = 20) -> Machine {
         var configuration = GatewayConfiguration()
         configuration.connectionErrorBudget = budget
+        configuration.unknownSenderErrorBudget = unknownSenderBudget
         return Machine(configuration: configuration)
     }
 
@@ -55,6 +56,21 @@ import Testing
         #expect(machine.closingReason == nil)
         #expect(machine.answered(rejection(.badTopic)) == [.sendGoAway(lastStreamID: .rootStream, reason: .badTopic, thenClose: true)])
         #expect(machine.closingReason == .badTopic)
+    }
+
+    /// Until a request shows its sender, errors spend the smaller budget; once one has, the full one applies.
+    @Test func errorsBeforeTheSenderIsKnownSpendTheSmallerBudget() {
+        var anonymous = machine(budget: 500, unknownSenderBudget: 3)
+        #expect(anonymous.answered(rejection(.missingProviderToken), senderKnown: false) == [])
+        #expect(anonymous.answered(rejection(.invalidProviderToken), senderKnown: false) == [])
+        #expect(
+            anonymous.answered(rejection(.missingProviderToken), senderKnown: false) == [
+                .sendGoAway(lastStreamID: .rootStream, reason: .missingProviderToken, thenClose: true)
+            ])
+
+        var known = machine(budget: 500, unknownSenderBudget: 3)
+        for _ in 0..<10 { #expect(known.answered(rejection(.badTopic), senderKnown: true) == []) }
+        #expect(known.closingReason == nil)
     }
 
     @Test func closingAnIdleConnectionSendsItsGoAwayAndClosesAtOnce() {

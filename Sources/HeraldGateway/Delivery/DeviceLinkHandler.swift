@@ -31,6 +31,9 @@ final class DeviceLinkHandler: ChannelDuplexHandler, NIOScheduledCallbackHandler
     private var readHeld = false
     /// Armed while the channel cannot take more writes (the device reads nothing).
     private var stalledTimer: Scheduled<Void>?
+    /// Set once the gateway has failed the link (a broken rule, no pong, stalled): nothing more is read or decoded,
+    /// so a device flooding it costs nothing while TLS waits out its shutdown.
+    private var failed = false
     /// Registrations and unregistrations this link may still make now.
     private var requestBudget: RequestBudget
 
@@ -65,6 +68,7 @@ final class DeviceLinkHandler: ChannelDuplexHandler, NIOScheduledCallbackHandler
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !failed else { return }
         machine.heard()
         let message: WebSocketMessageAssembler.Output?
         do {
@@ -108,7 +112,7 @@ final class DeviceLinkHandler: ChannelDuplexHandler, NIOScheduledCallbackHandler
     /// time and a device that floods the link waits in its own socket buffer rather than in the gateway; and while
     /// the channel can take no more writes, so a device that sends pings without reading the pongs waits there too.
     func read(context: ChannelHandlerContext) {
-        if machine.isBusy || !context.channel.isWritable {
+        if failed || machine.isBusy || !context.channel.isWritable {
             readHeld = true
         } else {
             context.read()
@@ -158,7 +162,7 @@ final class DeviceLinkHandler: ChannelDuplexHandler, NIOScheduledCallbackHandler
             unlink()
         }
         armTimer()
-        if readHeld, !machine.isBusy, let context, context.channel.isWritable {
+        if readHeld, !failed, !machine.isBusy, let context, context.channel.isWritable {
             readHeld = false
             context.read()
         }
@@ -194,7 +198,10 @@ final class DeviceLinkHandler: ChannelDuplexHandler, NIOScheduledCallbackHandler
             services.metrics.deviceLinkClosed(closing.kind)
             sendClose(closing, context: context)
         case .closeNow(let closing):
-            if let closing { services.metrics.deviceLinkClosed(closing.kind) }
+            if let closing {
+                fail(context: context)
+                services.metrics.deviceLinkClosed(closing.kind)
+            }
             closeConnection(after: closing, context: context)
         case .echoClose(let code):
             closeConnection(after: Closing(code, "", .byDevice), context: context)
@@ -211,6 +218,14 @@ final class DeviceLinkHandler: ChannelDuplexHandler, NIOScheduledCallbackHandler
             sendClose(closing, context: context)
         }
         context.eventLoop.assumeIsolated().execute { context.close(promise: nil) }
+    }
+
+    /// Reads and decodes nothing more: the frame decoder goes too, so what the device sent past the fault (a flood
+    /// of tiny frames, read in the same chunk) is dropped whole instead of decoded frame by frame.
+    private func fail(context: ChannelHandlerContext) {
+        failed = true
+        let decoder = try? context.pipeline.syncOperations.context(handlerType: ByteToMessageHandler<WebSocketFrameDecoder>.self)
+        if let decoder { context.pipeline.syncOperations.removeHandler(context: decoder, promise: nil) }
     }
 
     /// The close frame, and right behind it the end of the gateway's side (TLS close_notify, FIN), in one
