@@ -41,7 +41,7 @@ import Testing
     @Test func refusalsShowTheReasonAndWhoRefused() async throws {
         let gateway = try await TestGateway.start()
         let unknown = try await post(gateway, "/v1/send", form(token: String(repeating: "ab", count: 32)))
-        #expect(unknown.body["status"] == .integer(400) && unknown.body["reason"]?.stringValue == "BadDeviceToken")
+        #expect(unknown.body["status"] == .integer(400) && unknown.body["reason"]?.stringValue == "BadDeviceToken", "\(unknown.body)")
         #expect(unknown.body["checkedBy"]?.stringValue == "gateway" && unknown.body["apnsID"] != nil)
 
         let notHex = try await post(gateway, "/v1/send", form(token: "not-a-token"))
