@@ -132,6 +132,8 @@ import Testing
         ] {
             var configuration = APNsClientConfiguration(endpoint: try .custom(gateway.url), authentication: authentication)
             configuration.trustRootsPath = gateway.caPath
+            // Certificates, not timing: a loaded parallel run took the first answer past the default 10 s.
+            configuration.requestTimeout = .seconds(60)
             let client = try APNsClient(configuration: configuration, logger: ClientFixtures.silent)
             #expect(try await client.send(notification, to: token).uniqueID != nil)
             await client.shutdown()
