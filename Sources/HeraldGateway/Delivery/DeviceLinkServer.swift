@@ -40,6 +40,7 @@ final class DeviceLinkServer: Service, Sendable {
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             // Each connection keeps its last receive buffer (2 KiB by default); device messages are small.
             .childChannelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65_536))
+            .childChannelOption(.allocator, value: DeviceLinkBuffers.allocator)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try Self.configure(channel: channel, services: services, tls: tls)
