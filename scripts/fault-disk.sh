@@ -37,8 +37,8 @@ send() {
         --topic $topic --device "$token" --count "$1" --concurrency 1 --connections 1 --attempts 1 "$root/payload.json" 2>/dev/null || true)
     local ok=$(awk '/^200 accepted/ {print $NF}' <<<"$out")
     accepted=$((accepted + ${ok:-0}))
-    printf '  200: %-4s 503: %-4s 500: %-4s\n' "${ok:-0}" "$(awk '/^503 / {s += $NF} END {print s + 0}' <<<"$out")" \
-        "$(awk '/^500 / {s += $NF} END {print s + 0}' <<<"$out")"
+    printf '  200: %-4s 503: %-4s 500: %-4s (store %s, its log %s bytes)\n' "${ok:-0}" "$(awk '/^503 / {s += $NF} END {print s + 0}' <<<"$out")" \
+        "$(awk '/^500 / {s += $NF} END {print s + 0}' <<<"$out")" "$(stat -c %s "$data/herald.sqlite")" "$(stat -c %s "$data/herald.sqlite-wal" 2>/dev/null || echo 0)"
 }
 
 echo "1. $size data dir, 100 notifications of 3.8 KB:"; send 100

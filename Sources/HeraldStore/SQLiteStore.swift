@@ -14,6 +14,8 @@ public final class SQLiteStore: Store {
     private let checkpointer: DatabaseQueue
     /// The log's length, in frames (a page each), past which ``maintain()`` makes it start over.
     private let logFrameLimit: Int
+    /// The directory holding the files, whose free space bounds the log too.
+    private let directory: String
 
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
     ///
@@ -25,6 +27,7 @@ public final class SQLiteStore: Store {
     /// - Throws: ``StoreError`` `.unavailable` when the file cannot be opened or migrated.
     public init(path: String, logFrameLimit: Int = 4096, busyTimeout: Duration = .seconds(10)) throws(StoreError) {
         self.logFrameLimit = logFrameLimit
+        directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
         var configuration = Configuration()
         configuration.busyMode = .timeout(Double(busyTimeout.components.seconds) + Double(busyTimeout.components.attoseconds) / 1e18)
         configuration.prepareDatabase { db in
@@ -32,7 +35,7 @@ public final class SQLiteStore: Store {
             // Commits never checkpoint; maintain() does, between them.
             try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
             // When the log starts over, a file a burst made long is cut back to this.
-            try db.execute(sql: "PRAGMA journal_size_limit = \(logFrameLimit * 4096 * 2)")
+            try db.execute(sql: "PRAGMA journal_size_limit = \(logFrameLimit * Self.pageSize * 2)")
         }
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
@@ -178,32 +181,47 @@ public final class SQLiteStore: Store {
     }
 
     /// Copies committed pages from the write-ahead log into the database without waiting for readers or
-    /// writers (a passive checkpoint), so the log stays short and commits stay fast.
+    /// writers (a passive checkpoint), so the log stays short and commits stay fast; then brings the delivery
+    /// log's token index up to date. The checkpoint comes first: on a full disk the index cannot be written, and
+    /// the checkpoint is what lets the log start over once space returns.
     ///
-    /// Under steady load that is not enough: commits keep coming while the copy runs, so it never catches up,
-    /// SQLite never starts the log over, and every commit appends to an ever longer file (500 MB in 15 s at
-    /// 10,000 deliveries/s, each append costing the kernel a fresh page). Once the log holds `logFrameLimit`
-    /// frames, a second pass runs on the writer's connection, between two commits: it copies the few frames
-    /// the first left behind, and the next commit starts the log over from its beginning.
+    /// Under steady load a passive checkpoint is not enough: commits keep coming while the copy runs, so it
+    /// never catches up, SQLite never starts the log over, and every commit appends to an ever longer file
+    /// (500 MB in 15 s at 10,000 deliveries/s, each append costing the kernel a fresh page). Once the log is
+    /// longer than `frameLimitNow()` allows, a second pass runs on the writer's connection, between two
+    /// commits: it copies the few frames the first left behind, and the next commit starts the log over from its
+    /// beginning.
     public func maintain() async throws(StoreError) {
         do {
-            try await tokenLog.catchUp()
-        } catch {
-            throw StoreError.sqlite(error, cannot: "index the delivery log's device tokens")
-        }
-        do {
             let (frames, _) = try await checkpointer.writeWithoutTransaction { db in try db.checkpoint(.passive) }
-            if frames >= logFrameLimit {
+            if frames >= frameLimitNow() {
                 _ = try await pool.writeWithoutTransaction { db in try db.checkpoint(.passive) }
             }
         } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
             // A commit starting the log over, or another process, held it past the checkpointer's 10 ms busy timeout
             // (or the writer's, for the second pass): the next beat copies.
-            return
         } catch {
-            throw StoreError(.unavailable, "cannot checkpoint the write-ahead log", underlying: error)
+            throw StoreError.sqlite(error, cannot: "checkpoint the write-ahead log")
+        }
+        do {
+            try await tokenLog.catchUp()
+        } catch {
+            throw StoreError.sqlite(error, cannot: "index the delivery log's device tokens")
         }
     }
+
+    /// The log's length, in frames, past which it must start over: `logFrameLimit`, or less on a nearly full disk,
+    /// where the log may take at most a quarter of the space left. A burst on a small disk then reuses the log
+    /// instead of growing it into the space the database file needs for the pages a checkpoint copies.
+    private func frameLimitNow() -> Int {
+        var stats = statvfs()
+        guard statvfs(directory, &stats) == 0 else { return logFrameLimit }
+        let freeBytes = Int(stats.f_bavail) * Int(stats.f_frsize)
+        return min(logFrameLimit, freeBytes / 4 / Self.pageSize)
+    }
+
+    /// SQLite's default page size, which the store keeps: a frame of the log holds one page.
+    private static let pageSize = 4096
 }
 
 extension StoreError {
