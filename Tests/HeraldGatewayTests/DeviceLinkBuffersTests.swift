@@ -1,3 +1,4 @@
+import Foundation
 import HeraldGateway
 import NIOCore
 import Testing
@@ -19,6 +20,8 @@ import Glibc
         }
         #expect(resident.first == true)
         #expect(resident.dropFirst().allSatisfy { !$0 }, "pages nothing was written to stay out of memory: \(resident)")
+        let flags = try buffer.withUnsafeReadableBytes { try mappingFlags(containing: UnsafeRawPointer($0.baseAddress!)) }
+        #expect(flags.contains("nh"), "no transparent huge pages, which would make neighbouring blocks resident: \(flags)")
         #expect(buffer.readBytes(length: 300) == [UInt8](repeating: 7, count: 300))
     }
 
@@ -56,6 +59,26 @@ import Glibc
             #expect(reader.readBytes(length: round) == [UInt8](repeating: 9, count: round))
         }
     }
+
+    /// The `VmFlags` of the mapping holding `address`, from `/proc/self/smaps`.
+    private func mappingFlags(containing address: UnsafeRawPointer) throws -> [Substring] {
+        let target = UInt(bitPattern: Int(bitPattern: address))
+        // Read to the end, not by the file's size, which /proc reports as 0.
+        let smaps = String(decoding: try FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/self/smaps")).readToEnd() ?? Data(), as: UTF8.self)
+        var inside = false
+        for line in smaps.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            if let range = fields.first, range.contains("-"), fields.count >= 5 {
+                let bounds = range.split(separator: "-").compactMap { UInt($0, radix: 16) }
+                inside = bounds.count == 2 && bounds[0] <= target && target < bounds[1]
+            } else if inside, line.hasPrefix("VmFlags:") {
+                return Array(fields.dropFirst())
+            }
+        }
+        throw MappingNotFound()
+    }
+
+    private struct MappingNotFound: Error {}
 
     /// Which pages of `[start, start + length)` are in memory, by `mincore(2)`.
     private func residentPages(_ start: UnsafeMutableRawPointer, length: Int) throws -> [Bool] {

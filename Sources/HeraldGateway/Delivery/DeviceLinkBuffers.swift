@@ -43,6 +43,11 @@ package enum DeviceLinkBuffers {
         let raw = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
         // Out of mappings (vm.max_map_count) or address space: malloc serves it instead.
         guard let raw, raw != MAP_FAILED else { return nil }
+        #if os(Linux)
+        // With transparent huge pages "always" (some distributions' default), the kernel could back neighbouring
+        // blocks with one 2 MiB page, all of it resident.
+        madvise(raw, length, MADV_NOHUGEPAGE)
+        #endif
         raw.storeBytes(of: length, as: Int.self)
         return raw + headerSize
     }
