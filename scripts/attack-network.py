@@ -79,6 +79,8 @@ import traceback
 import urllib.error
 import urllib.request
 
+from http2_wire import frame, integer, literal
+
 # ----------------------------------------------------------------------------------------------- HTTP/2 framing
 
 DATA, HEADERS, PRIORITY, RST_STREAM, SETTINGS, PUSH_PROMISE, PING, GOAWAY, WINDOW_UPDATE, CONTINUATION = range(10)
@@ -99,32 +101,11 @@ def h2_error(code):
     return H2_ERRORS[code] if code < len(H2_ERRORS) else f"0x{code:x}"
 
 
-def frame(kind, flags, stream, payload=b""):
-    return struct.pack(">I", len(payload))[1:] + bytes([kind, flags]) + struct.pack(">I", stream & 0x7FFFFFFF) + payload
-
-
 def settings_frame(*pairs):
     return frame(SETTINGS, 0, 0, b"".join(struct.pack(">HI", key, value) for key, value in pairs))
 
 
 SETTINGS_ACK = frame(SETTINGS, ACK, 0)
-
-
-def integer(value, prefix_bits, first=0):
-    """An HPACK integer (RFC 7541 §5.1)."""
-    limit = (1 << prefix_bits) - 1
-    if value < limit:
-        return bytes([first | value])
-    out, value = [first | limit], value - limit
-    while value >= 128:
-        out.append(value % 128 + 128)
-        value //= 128
-    return bytes(out + [value])
-
-
-def literal(name, value, index=False):
-    """A literal header with a literal name: without indexing (0x00), or with incremental indexing (0x40)."""
-    return bytes([0x40 if index else 0x00]) + integer(len(name), 7) + name + integer(len(value), 7) + value
 
 
 def request_block(authorization=None):

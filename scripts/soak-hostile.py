@@ -8,30 +8,12 @@ over the limit, HPACK bomb, CONTINUATION flood, rapid resets), waits for the gat
 prints the gateway's resident memory (VmRSS) every round. Bounded in count and time; loopback only.
 """
 import socket
-import struct
 import sys
 import time
 
+from http2_wire import frame, literal
+
 port, pid, rounds = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
-
-
-def frame(kind, flags, stream, payload):
-    return struct.pack(">I", len(payload))[1:] + bytes([kind, flags]) + struct.pack(">I", stream & 0x7FFFFFFF) + payload
-
-
-def integer(value, prefix_bits, first=0):
-    limit = (1 << prefix_bits) - 1
-    if value < limit:
-        return bytes([first | value])
-    out, value = [first | limit], value - limit
-    while value >= 128:
-        out.append(value % 128 + 128)
-        value //= 128
-    return bytes(out + [value])
-
-
-def literal(name, value, index=False):
-    return bytes([0x40 if index else 0x00]) + integer(len(name), 7) + name + integer(len(value), 7) + value
 
 
 def request(path=b"/3/device/" + b"ab" * 32):
