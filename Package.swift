@@ -137,8 +137,9 @@ let package = Package(
         ),
         // Apple-named location types, so `import CoreLocation` compiles as on iOS (regions for location triggers).
         .target(name: "CoreLocation"),
-        // sd-bus from libsystemd (Debian: libsystemd-dev), and the poll(2) its bus thread waits in.
-        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        // sd-bus, loaded from libsystemd.so.0 at run time with declarations of our own (building needs no systemd
+        // headers), and the poll(2) its bus thread waits in.
+        .target(name: "CSystemd"),
         // A D-Bus client (and, for tests, server) on sd-bus: calls, signals, exported objects, for any task.
         .target(name: "HeraldDBus", dependencies: ["CSystemd"]),
         // glibc's posix_spawn extensions (chdir, closefrom) for ChildProcess; Swift's Glibc module hides them.

@@ -3,9 +3,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# chromium, chromium-driver and python3-selenium drive the console's and the device's pages in a real browser
-# (Tests/Browser); postgresql is the server the PostgreSQL store's tests run against (a throwaway one, below).
-packages=(libsqlite3-dev zlib1g-dev libsystemd-dev dbus-daemon chromium chromium-driver python3-selenium curl postgresql)
+# The build itself needs only the toolchain image (libsqlite3-dev and zlib1g-dev are in it; listed for a machine
+# without). dbus-daemon runs the desktop tests' session bus; chromium, chromium-driver and python3-selenium drive the
+# console's and the device's pages in a real browser (Tests/Browser); postgresql is the server the PostgreSQL store's
+# tests run against (a throwaway one, below).
+packages=(libsqlite3-dev zlib1g-dev dbus-daemon chromium chromium-driver python3-selenium curl postgresql)
 missing=()
 for package in "${packages[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
@@ -19,6 +21,8 @@ fi
 
 # The tree stays formatted (.swift-format; `swift format format -i -r --parallel Sources Tests Examples Package.swift Fuzz`).
 swift format lint --strict --parallel -r Sources Tests Examples Package.swift Fuzz/Package.swift Fuzz/Sources
+# No C header or system library beyond the toolchain image's, so `swift run herald` builds on a bare machine.
+scripts/check-build-needs.sh
 swift build --build-tests
 # A throwaway PostgreSQL server for the PostgreSQL store's tests (each makes a database of its own on it), removed on
 # exit whatever the outcome. Its tests are skipped where HERALD_TEST_POSTGRES_URL is unset; here it is always set.

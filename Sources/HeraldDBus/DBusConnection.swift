@@ -49,8 +49,10 @@ package final class DBusConnection: Sendable {
     }
 
     /// Connects to the bus at `address` and says hello to it.
-    /// - Throws: ``DBusError/unreachable(address:errno:)`` when nothing answers there.
+    /// - Throws: ``DBusError/unreachable(address:errno:)`` when nothing answers there,
+    ///   ``DBusError/libraryMissing(library:reason:)`` when sd-bus cannot be loaded.
     package static func connect(address: String) async throws(DBusError) -> DBusConnection {
+        try loadLibrary()
         let mailbox = try BusMailbox()
         let started = await withCheckedContinuation { (continuation: CheckedContinuation<Result<String, DBusError>, Never>) in
             let thread = Thread {
@@ -60,6 +62,22 @@ package final class DBusConnection: Sendable {
             thread.start()
         }
         return DBusConnection(address: address, uniqueName: try started.get(), mailbox: mailbox)
+    }
+
+    /// The library sd-bus is loaded from: `HERALD_LIBSYSTEMD` (a path, for systems that keep it elsewhere), else
+    /// `libsystemd.so.0` from the dynamic linker's search path.
+    package static func libraryName(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let library = environment["HERALD_LIBSYSTEMD"], !library.isEmpty { return library }
+        return "libsystemd.so.0"
+    }
+
+    /// Loads sd-bus (once per process: after a success, this returns at once).
+    /// - Throws: ``DBusError/libraryMissing(library:reason:)`` with the dynamic linker's reason.
+    package static func loadLibrary(_ library: String = libraryName()) throws(DBusError) {
+        var reason = [CChar](repeating: 0, count: 512)
+        guard herald_systemd_load(library, &reason, reason.count) != 0 else { return }
+        let text = reason.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        throw .libraryMissing(library: library, reason: text)
     }
 
     /// Calls a method and waits for its reply.

@@ -21,6 +21,26 @@ import Testing
         return fixture
     }
 
+    /// sd-bus is loaded at run time: without libsystemd the desktop presenter says so in words, and the daemon goes on
+    /// presenting on the others.
+    @Test func withoutLibsystemdTheDesktopSaysSoAndTheOtherPresentersCarryOn() async throws {
+        let bus = try await TestSessionBus()
+        let fixture = try await DaemonFixture.start(
+            extraArguments: ["--presenter", "desktop", "--presenter", "json"],
+            environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "HERALD_LIBSYSTEMD": "/nonexistent/libsystemd.so.0"])
+        let allowed = try await CommandRunTests.run(["device", "settings", "--app", DaemonFixture.app, "--allow", "--data-dir", fixture.data])
+        #expect(allowed.status == 0, "\(allowed.error)")
+        #expect(try await fixture.push(#"{"aps":{"alert":{"title":"Still here","body":"on the terminal"}}}"#).status == 200)
+        let shown = await fixture.waitForEvent("notification")
+        #expect(shown?["title"]?.stringValue == "Still here", "\(fixture.daemon.errorOutput)")
+        #expect(
+            await fixture.daemon.waitForErrorOutput(
+                containing: "desktop notifications unavailable (cannot load /nonexistent/libsystemd.so.0, systemd's D-Bus library"),
+            "\(fixture.daemon.errorOutput)")
+        #expect(fixture.daemon.errorOutput.contains("apt install libsystemd0"))
+        try await fixture.stop()
+    }
+
     @Test func anInlineReplyOnTheDesktopReachesTheAppsDelegate() async throws {
         let bus = try await TestSessionBus()
         let server = try await ScriptedNotificationServer.start(on: bus.address)

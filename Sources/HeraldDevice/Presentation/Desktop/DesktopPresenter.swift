@@ -276,7 +276,9 @@ package actor DesktopPresenter: Presenter {
             lastFailure = .now
             if !failureReported {
                 failureReported = true
-                log("desktop notifications unavailable (\(error)); showing them on the terminal until the session bus returns")
+                let instead = fallback == nil ? "the other presenters show them" : "showing them on the terminal"
+                let until = if case .libraryMissing = error { "" } else { " until the session bus returns" }
+                log("desktop notifications unavailable (\(error)); \(instead)\(until)")
             }
             return nil
         }
