@@ -12,8 +12,8 @@ final class AppLauncher: Sendable {
         self.dataDirectory = dataDirectory
     }
 
-    /// Launches `app` unless a process launched earlier still runs; returns the new process id, or nil.
-    func launch(_ app: AppManifest, reason: String) throws -> Int32? {
+    /// Launches `app` unless a process launched earlier still runs; returns the new process, or nil.
+    func launch(_ app: AppManifest, reason: String) throws -> ChildProcess? {
         try launched.withLock { launched in
             if let earlier = launched[app.bundleIdentifier], earlier.isRunning { return nil }
             let logs = dataDirectory.appendingPathComponent("device/logs", isDirectory: true)
@@ -38,7 +38,7 @@ final class AppLauncher: Sendable {
                 standardError: log.fileDescriptor
             )
             launched[app.bundleIdentifier] = process
-            return process.processIdentifier
+            return process
         }
     }
 

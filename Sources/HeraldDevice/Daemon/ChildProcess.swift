@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 /// A program started with posix_spawn(3), in a process group of its own, with only the descriptors given
-/// for its standard input, output and error.
+/// for its standard input, output and error, no signal blocked and every signal's default disposition.
 ///
 /// It stands in for Foundation's `Process`, whose `run()` on Linux (Swift 6.3) copies 256 bytes out of each
 /// `/proc/self/fd` entry and crashes when one sits at the end of a mapped page
@@ -93,7 +93,16 @@ package final class ChildProcess: Sendable {
         var attributes = posix_spawnattr_t()
         try check(posix_spawnattr_init(&attributes))
         defer { posix_spawnattr_destroy(&attributes) }
-        try check(posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP)))
+        // The thread that spawns (one of Swift's or Dispatch's workers) blocks SIGTERM, SIGINT, SIGHUP and more, and a
+        // child inherits that mask and any ignored signals: it starts with none blocked and every disposition default,
+        // so that kill and Ctrl-C stop it as they stop any program.
+        var noSignals = sigset_t(), allSignals = sigset_t()
+        sigemptyset(&noSignals)
+        sigfillset(&allSignals)
+        try check(posix_spawnattr_setsigmask(&attributes, &noSignals))
+        try check(posix_spawnattr_setsigdefault(&attributes, &allSignals))
+        try check(
+            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)))
 
         let environment = environment ?? ProcessInfo.processInfo.environment
         var pid: pid_t = 0

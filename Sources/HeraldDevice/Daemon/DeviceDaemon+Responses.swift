@@ -121,7 +121,7 @@ extension DeviceDaemon {
         guard stillQueued else { return "delivered to the running app" }
         guard sessions(of: bundleID).isEmpty else { return "queued until the app sets its delegate or handler" }
         do {
-            if let pid = try launcher.launch(app, reason: reason) {
+            if let pid = try launcher.launch(app, reason: reason)?.processIdentifier {
                 report(.launched(bundleID: bundleID, pid: pid, reason: reason))
                 return "launched the app (pid \(pid)); delivered once it sets its delegate"
             }
