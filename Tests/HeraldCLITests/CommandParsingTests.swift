@@ -26,6 +26,35 @@ import Testing
         #expect(!settings.plaintext)
     }
 
+    /// `serve` is the default command, but a first word that is no command must not become serve's: a typo says so.
+    @Test(arguments: [
+        (["sned", "--help"], "send"), (["devcie"], "device"), (["sever"], "serve"), (["key"], "keys"), (["bogus"], nil),
+        (["x"], nil),
+    ])
+    func aFirstWordThatIsNoCommandIsRefusedWithTheClosestOne(arguments: [String], suggestion: String?) throws {
+        #expect(throws: UnknownCommand.self) { try HeraldCommand.parse(arguments) }
+        let unknown = try #require(UnknownCommand.find(in: arguments, commands: HeraldCommand.configuration.subcommands))
+        #expect(unknown.suggestion == suggestion)
+        let text = unknown.description
+        #expect(text.hasPrefix("Error: unknown command '\(arguments[0])'" + (suggestion.map { "; did you mean '\($0)'?" } ?? "") + "\n"))
+        for command in ["serve", "keys", "tokens", "certs", "send", "jwt", "device", "policy", "apps", "console", "migrate"] {
+            #expect(text.contains("\n  \(command) "), "\(command) is not listed")
+        }
+    }
+
+    @Test(arguments: [[], ["--data-dir", "/tmp/x"], ["serve"], ["send", "--help"], ["help"], ["--help"], ["keys", "create", "--help"]])
+    func commandsOptionsAndHelpAreNotUnknown(arguments: [String]) {
+        #expect(UnknownCommand.find(in: arguments, commands: HeraldCommand.configuration.subcommands) == nil)
+    }
+
+    @Test func editDistanceCountsASwapOfNeighboursOnce() {
+        #expect(UnknownCommand.editDistance("sned", "send") == 1)
+        #expect(UnknownCommand.editDistance("send", "send") == 0)
+        #expect(UnknownCommand.editDistance("", "jwt") == 3)
+        #expect(UnknownCommand.editDistance("migrte", "migrate") == 1)
+        #expect(UnknownCommand.editDistance("bogus", "keys") > 2)
+    }
+
     @Test func serveTakesTheContractFlags() throws {
         let command = try HeraldCommand.parseAsRoot([
             "serve", "--data-dir", "/tmp/x", "--host", "0.0.0.0", "--provider-port", "1", "--device-port", "2",

@@ -44,6 +44,20 @@ import X509
         return (data, store, gateway)
     }
 
+    /// Scripts tell whether a command exists from its help: a mistyped one must fail, not print serve's.
+    @Test func aMistypedCommandFailsWithASuggestionInsteadOfRunningServe() async throws {
+        let typo = try await Self.run(["sned", "--help"])
+        #expect(typo.status == 64)
+        #expect(typo.error.hasPrefix("Error: unknown command 'sned'; did you mean 'send'?\n"), "\(typo.error)")
+        #expect(!typo.output.contains("--provider-port") && !typo.error.contains("--provider-port"))
+        let bogus = try await Self.run(["bogus"])
+        #expect(bogus.status == 64)
+        #expect(bogus.error.hasPrefix("Error: unknown command 'bogus'\n"), "\(bogus.error)")
+        let help = try await Self.run(["send", "--help"])
+        #expect(help.status == 0)
+        #expect(help.output.contains("--device"))
+    }
+
     @Test func keysCreateWritesAPrivateKeyOnlyTheOwnerReads() async throws {
         let data = Self.temporaryDirectory()
         let keyPath = data + "-key.p8"
