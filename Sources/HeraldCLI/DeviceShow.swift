@@ -56,18 +56,18 @@ struct DeviceShow: AsyncParsableCommand {
         // below the extension's view unless hidden.
         let title = expanded.overridesDefaultTitle ? (hosted.opening.last?.title ?? expanded.bundleID) : expanded.bundleID
         printNow(title + (expanded.defaultContentHidden ? "" : " · \(headline)"))
-        hosted.firstView.map(printView)
+        hosted.opening.last.map(printView)
         if !expanded.defaultContentHidden { printNow(content.body) }
         printActions(actions)
         guard let action else { return await hosted.close() }
 
         hosted.send(ContentExtensionWire.Input(response: .init(actionIdentifier: action, userText: text)))
         // The extension's answer and the view after it; one that does not answer within the budget is closed.
-        let (completion, redrawn) = await withTaskGroup(of: (UInt?, ViewSnapshot?).self) { group in
+        let (completion, redrawn) = await withTaskGroup(of: (UInt?, ContentExtensionWire.Output?).self) { group in
             group.addTask {
                 var completion: UInt?
                 for await output in hosted.outputs {
-                    if let view = output.view, completion != nil { return (completion, view) }
+                    if output.view != nil, completion != nil { return (completion, output) }
                     if let answer = output.completion { completion = answer }
                 }
                 return (completion, nil)
@@ -107,8 +107,13 @@ struct DeviceShow: AsyncParsableCommand {
     /// How long the extension has to answer an action.
     static let answerBudget = Duration.seconds(10)
 
-    private func printView(_ view: ViewSnapshot) {
-        for line in view.text { printNow("  " + line) }
+    /// The view as text, a line per label, image, progress and button; as many rows as its `preferredContentSize`
+    /// asks for, when it sets one (``ContentViewHeight``).
+    private func printView(_ output: ContentExtensionWire.Output) {
+        guard let view = output.view else { return }
+        var lines = view.text
+        if let rows = ContentViewHeight.terminalRows(for: output.preferredContentSize) { lines = ContentViewHeight.fit(lines, rows: rows) }
+        for line in lines { printNow("  " + line) }
     }
 
     private func printActions(_ actions: [String]) {

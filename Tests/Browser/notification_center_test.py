@@ -213,12 +213,16 @@ def main():
         check("Episode 12: the one about push" in view.text, f"the extension's view shows the body ({time.time() - started:.2f} s after the click)")
         check(wait.until(lambda d: d.execute_script("const i = document.querySelector('#expanded .v-image'); return i && i.complete && i.naturalWidth == 240;")), "the extension's view shows the cover the service extension attached")
         check(not driver.find_elements(By.CSS_SELECTOR, "#expanded .default"), "UNNotificationExtensionDefaultContentHidden: only the extension's view")
-        height, width = driver.execute_script("const r = document.querySelector('#expanded .extension-view').getBoundingClientRect(); return [r.height, r.width];")
-        check(height >= width * 0.6 - 1, f"UNNotificationExtensionInitialContentSizeRatio 0.6: the view is {height:.0f} px high for {width:.0f} px")
+        view_size = "const r = document.querySelector('#expanded .extension-view').getBoundingClientRect(); return [r.height, r.width];"
+        sheet_width = driver.execute_script("return document.querySelector('#expanded').getBoundingClientRect().width;")
+        height, width = driver.execute_script(view_size)
+        check(round(height) == 300 and width >= sheet_width - 1, f"preferredContentSize 300 high: the view is {height:.0f} px high, as wide as the sheet ({width:.0f} of {sheet_width:.0f} px)")
         driver.save_screenshot(os.path.join(shots, "content-extension-expanded.png"))
 
         driver.find_element(By.CSS_SELECTOR, '#expanded .actions button[data-action="later"]').click()
         check(wait.until(lambda d: "Saved for later. We'll remind you tonight." in d.find_element(By.CSS_SELECTOR, "#expanded .extension-view").text), "Later (.doNotDismiss): the view redraws and stays up")
+        height, width = driver.execute_script(view_size)
+        check(round(height) == 60, f"preferredContentSize set again after Later (60 high): the view is {height:.0f} px high")
         driver.save_screenshot(os.path.join(shots, "content-extension-later.png"))
         app_log = os.path.join(device_data, "device", "logs", f"{PODCAST}.log")
         time.sleep(0.5)

@@ -56,6 +56,7 @@ import UserNotificationsUI
         }
         #expect(completions == [UNNotificationContentExtensionResponseOption.doNotDismiss.rawValue])
         #expect(lastView?.text.first == "Saved for later. We'll remind you tonight.")
+        #expect(hosted.opening.last?.preferredContentSize?.height == 300)
         await hosted.close()
         #expect(hosted.termination != nil)
     }

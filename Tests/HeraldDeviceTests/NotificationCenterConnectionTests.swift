@@ -95,15 +95,47 @@ import UserNotificationsUI
         let expanded = try await page.next("expanded")
         #expect(expanded["failure"] == nil && expanded["defaultContentHidden"] == .bool(true))
         #expect("\(expanded["view"] ?? .null)".contains("Episode 12"))
+        // Its preferredContentSize: 300 points high at first, 60 once Later resized it.
+        #expect(expanded["height"] == .integer(300))
 
         page.send(["type": "action", "action": "later"])
-        #expect("\(try await page.next("view")["view"] ?? .null)".contains("Saved for later"))
+        let redrawn = try await page.next("view")
+        #expect("\(redrawn["view"] ?? .null)".contains("Saved for later"))
+        #expect(redrawn["height"] == .integer(60))
         page.send(["type": "action", "action": "listen"])
         #expect(try await page.next("collapsed")["reason"]?.stringValue == "forwarded")
         let deadline = ContinuousClock.now + .seconds(5)
         while page.events.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         // Only Listen reaches the app; Later stayed with the extension.
         #expect(page.events == [.action(Self.episode, identifier: "listen")])
+    }
+
+    /// The whole list once, then each change alone: with 1,000 notifications listed, a new one costs one card.
+    @Test func thePageIsSentTheListOnceThenEachChange() async throws {
+        var (page, running) = try await Self.page()
+        defer { running.cancel() }
+        guard case .array(let listed)? = try await page.next("notifications")["notifications"] else { throw CancellationError() }
+        #expect(listed.count == 1)
+
+        let other = Presentation.ID(bundleID: "com.example.other", identifier: "o1")
+        let content = UNMutableNotificationContent()
+        content.title = "Other"
+        let record = try NotificationRecord(
+            UNNotification(request: UNNotificationRequest(identifier: "o1", content: content, trigger: nil), date: Date()))
+        await page.presenter.present(
+            Presentation(card: NotificationCard(record, bundleID: other.bundleID), app: .init(bundleID: other.bundleID), category: nil))
+        let presented = try await page.next("presented")
+        #expect(presented["notification"]?["id"] == .string("o1") && presented["notification"]?["title"] == .string("Other"))
+        #expect(presented["notifications"] == nil)
+
+        await page.presenter.withdraw([other, Self.episode])
+        let withdrawn = try await page.next("withdrawn")
+        #expect(
+            withdrawn["notifications"]
+                == .array([
+                    .object(["app": .string("com.example.other"), "id": .string("o1")]),
+                    .object(["app": .string("com.example.podcast"), "id": .string("e12")]),
+                ]))
     }
 
     @Test func aReplacementIsGivenToTheShownExtensionAndAWithdrawalClosesIt() async throws {

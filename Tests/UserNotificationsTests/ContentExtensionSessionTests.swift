@@ -71,6 +71,37 @@ import UserNotificationsUI
         #expect(outputs.last?.view?.text.first == "3 – 1")
     }
 
+    /// Resizing after load, as Apple documents it: the size set in viewDidLoad comes with the first view, a new one
+    /// with the view drawn after the input that set it.
+    @Test func thePreferredContentSizeComesWithEachView() throws {
+        final class GrowingViewController: UIViewController, UNNotificationContentExtension {
+            override func viewDidLoad() {
+                view.addSubview(UILabel())
+                preferredContentSize = CGSize(width: 320, height: 180)
+            }
+            func didReceive(_ notification: UNNotification) {}
+            func didReceive(
+                _ response: UNNotificationResponse, completionHandler completion: @escaping (UNNotificationContentExtensionResponseOption) -> Void
+            ) {
+                preferredContentSize = CGSize(width: view.bounds.width, height: 400)
+                completion(.doNotDismiss)
+            }
+        }
+        var outputs: [ContentExtensionWire.Output] = []
+        let session = ContentExtensionSession(controller: GrowingViewController()) { outputs.append($0) }
+        session.handle(ContentExtensionWire.Input(notification: try notification("Gate B12")))
+        #expect(outputs.last?.preferredContentSize == .init(width: 320, height: 180))
+        session.handle(ContentExtensionWire.Input(response: .init(actionIdentifier: "MORE")))
+        #expect(outputs.last?.view != nil)
+        #expect(outputs.last?.preferredContentSize == .init(width: 0, height: 400))
+
+        // A controller that sets none sends none: the Info.plist's ratio decides.
+        outputs.removeAll()
+        let unsized = ContentExtensionSession(controller: ScoreViewController()) { outputs.append($0) }
+        unsized.handle(ContentExtensionWire.Input(notification: try notification("0 – 0")))
+        #expect(outputs.last?.view != nil && outputs.last?.preferredContentSize == nil)
+    }
+
     @Test func aClickOnAButtonThatIsNotThereChangesNothing() throws {
         var outputs: [ContentExtensionWire.Output] = []
         let session = ContentExtensionSession(controller: ScoreViewController()) { outputs.append($0) }

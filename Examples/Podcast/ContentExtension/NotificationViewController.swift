@@ -1,6 +1,7 @@
 // The podcast app's content extension, the seed tutorial's ported: the expanded new-episode notification shows the
 // episode's text and its cover (the image the service extension attached). "Later" changes the text and keeps the
-// interface up (.doNotDismiss); "Listen" closes it and hands the action to the app (.dismissAndForwardAction).
+// interface up (.doNotDismiss), smaller, as Apple documents resizing after load (preferredContentSize); "Listen"
+// closes it and hands the action to the app (.dismissAndForwardAction).
 // Only the view-building lines differ from the iOS original: views made in code instead of a storyboard.
 import Foundation
 import UserNotifications
@@ -18,6 +19,8 @@ final class NotificationViewController: UIViewController, UNNotificationContentE
         stack.axis = .vertical
         stack.spacing = 8
         view.addSubview(stack)
+        // Room for the episode's text and its 240-point cover; the host draws the view as wide as the notification.
+        preferredContentSize = CGSize(width: view.bounds.width, height: 300)
     }
 
     func didReceive(_ notification: UNNotification) {
@@ -33,6 +36,8 @@ final class NotificationViewController: UIViewController, UNNotificationContentE
     ) {
         if response.actionIdentifier == "later" {
             label.text = "Saved for later. We'll remind you tonight."
+            cover.isHidden = true
+            preferredContentSize = CGSize(width: view.bounds.width, height: 60)
             completion(.doNotDismiss)
         } else {
             completion(.dismissAndForwardAction)

@@ -101,7 +101,7 @@ final class NotificationCenterConnection: Sendable {
         case .page(let message):
             try await handlePage(message, expanded: &expanded, generation: &generation, send: send)
         case .list(let change):
-            try await send(NotificationCenterJSON.list(services.presenter.presentations, files: services.files))
+            try await send(NotificationCenterJSON.change(change, files: services.files))
             guard let current = expanded else { return }
             switch change {
             case .withdrawn(let ids) where ids.contains(current.id):
@@ -222,6 +222,7 @@ final class NotificationCenterConnection: Sendable {
             "overridesDefaultTitle": .bool(details.overridesDefaultTitle),
             "interactive": .bool(details.userInteractionEnabled),
             "sizeRatio": details.initialContentSizeRatio.map(JSONValue.number) ?? .null,
+            "height": Self.height(opening.last),
             "mediaButton": .string(Self.mediaButton(opening.compactMap(\.mediaButton).first)),
             "actions": .array(actions.map { NotificationCenterJSON.action(Presentation.Action($0)) }),
             "view": opening.last?.view.map { NotificationCenterJSON.view($0, files: services.files) } ?? .null,
@@ -229,6 +230,11 @@ final class NotificationCenterConnection: Sendable {
         ]
         if let failure { fields["failure"] = .string(failure) }
         return .object(fields)
+    }
+
+    /// The view's height in pixels from the extension's `preferredContentSize` (``ContentViewHeight``), or null.
+    private static func height(_ output: ContentExtensionWire.Output?) -> JSONValue {
+        ContentViewHeight.pagePixels(for: output?.preferredContentSize).map { .integer(Int64($0)) } ?? .null
     }
 
     private static func mediaButton(_ raw: UInt?) -> String {
@@ -277,7 +283,7 @@ final class NotificationCenterConnection: Sendable {
             try await send(
                 .object([
                     "type": .string("view"), "view": NotificationCenterJSON.view(view, files: services.files),
-                    "title": output.title.map(JSONValue.string) ?? .null,
+                    "title": output.title.map(JSONValue.string) ?? .null, "height": Self.height(output),
                 ]))
         }
     }

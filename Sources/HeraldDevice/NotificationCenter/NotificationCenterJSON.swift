@@ -26,8 +26,24 @@ enum NotificationCenterJSON {
         ])
     }
 
+    /// `{"type": "notifications", "notifications": […]}`: the whole list, newest first, when a page connects.
     static func list(_ presentations: [Presentation], files: ServedFiles) -> JSONValue {
         .object(["type": .string("notifications"), "notifications": .array(presentations.map { notification($0, files: files) })])
+    }
+
+    /// A change of the list, so that a change costs the same with 1,000 notifications listed as with 10:
+    /// `{"type": "presented", "notification": …}` (it goes first, replacing one with its app and id) or
+    /// `{"type": "withdrawn", "notifications": [{"app", "id"}, …]}`.
+    static func change(_ change: NotificationCenterPresenter.Change, files: ServedFiles) -> JSONValue {
+        switch change {
+        case .presented(let presentation):
+            .object(["type": .string("presented"), "notification": notification(presentation, files: files)])
+        case .withdrawn(let ids):
+            .object([
+                "type": .string("withdrawn"),
+                "notifications": .array(ids.map { .object(["app": .string($0.bundleID), "id": .string($0.identifier)]) }),
+            ])
+        }
     }
 
     static func action(_ action: Presentation.Action) -> JSONValue {
@@ -41,7 +57,7 @@ enum NotificationCenterJSON {
     }
 
     /// An extension's view: `{"kind": "label"|"image"|"stack"|"progress"|"button"|"view", …, "children": […]}`.
-    /// An image is drawn from `src` when its file can be served.
+    /// An image is drawn from `src` when its file, or the bytes it was made from, can be served.
     static func view(_ snapshot: ViewSnapshot, files: ServedFiles) -> JSONValue {
         var fields: [String: JSONValue] = [:]
         let color = { (color: UIColor?) in color.map { JSONValue.string($0.description) } ?? .null }
@@ -53,10 +69,11 @@ enum NotificationCenterJSON {
                 "kind": .string("label"), "text": .string(text), "color": color(textColor), "size": pointSize.map(JSONValue.number) ?? .null,
                 "bold": .bool(bold), "lines": .integer(Int64(lines)),
             ]
-        case .image(let path, let format, let bytes):
+        case .image(let path, let format, let bytes, let data):
+            let source = path.flatMap { files.address(of: $0) } ?? data.flatMap { files.address(ofImage: $0, format: format) }
             fields = [
                 "kind": .string("image"), "format": .string(format), "bytes": .integer(Int64(bytes)),
-                "src": path.flatMap { files.address(of: $0) }.map(JSONValue.string) ?? .null,
+                "src": source.map(JSONValue.string) ?? .null,
             ]
         case .stack(let vertical, let spacing):
             fields = ["kind": .string("stack"), "vertical": .bool(vertical), "spacing": .number(spacing)]

@@ -77,11 +77,13 @@ package struct NotificationCenterServer: Sendable {
     private func respond(to path: String) -> Response {
         if path.isEmpty { return asset("center.html") }
         if path.hasPrefix("assets/") { return asset(String(path.dropFirst("assets/".count))) }
-        if path.hasPrefix("files/"), let file = services.files.file(String(path.dropFirst("files/".count))) {
-            guard let bytes = FileManager.default.contents(atPath: file.path) else { return Self.text(.notFound, "the file is gone\n") }
+        if path.hasPrefix("files/") {
+            guard let image = services.files.image(String(path.dropFirst("files/".count))) else {
+                return Self.text(.notFound, "no such image (or its file is gone)\n")
+            }
             return Response(
-                status: .ok, headers: [.contentType: file.contentType, .cacheControl: "private, max-age=3600"],
-                body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+                status: .ok, headers: [.contentType: image.contentType, .cacheControl: "private, max-age=3600"],
+                body: .init(byteBuffer: ByteBuffer(bytes: image.data)))
         }
         if path == "live" { return Self.text(.upgradeRequired, "the page's live connection is a WebSocket from the page itself\n") }
         return Self.text(.notFound, "not found\n")

@@ -62,9 +62,11 @@ package final class ContentExtensionSession {
 
     private func sendView() {
         guard controller.isViewLoaded else { return }
+        let size = controller.preferredContentSize
         send(
             ContentExtensionWire.Output(
                 view: ViewSnapshot.of(controller.view), title: controller.title,
+                preferredContentSize: size == .zero ? nil : .init(width: Double(size.width), height: Double(size.height)),
                 mediaButton: sentFirstView ? nil : controller.mediaPlayPauseButtonType.rawValue))
         sentFirstView = true
     }

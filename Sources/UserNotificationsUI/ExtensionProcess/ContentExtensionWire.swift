@@ -7,7 +7,7 @@ package import UserNotifications
 /// `{"response": {"actionIdentifier":…, "userText":…}}`, `{"click": N}` (the view's button number N) and
 /// `{"media": "play"|"pause"}`. Extension → daemon: one JSON object per line, on the descriptor
 /// `HERALD_CONTENT_EXTENSION_FD` names (the daemon passes 3; standard output when run by hand): after each input the view as it is now,
-/// `{"view": ViewSnapshot, "title":…}`; after a response `{"completion": 0|1|2}` (UNNotificationContentExtensionResponseOption);
+/// `{"view": ViewSnapshot, "title":…, "preferredContentSize": {"width":…, "height":…}}` (the size only when the controller set one); after a response `{"completion": 0|1|2}` (UNNotificationContentExtensionResponseOption);
 /// what the extension asks through its context, `{"context": "mediaPlayingStarted"|…}`; and its actions, when it sets
 /// them, `{"actions": [ActionRecord]}`. Everything it prints is its log.
 package enum ContentExtensionWire {
@@ -38,10 +38,23 @@ package enum ContentExtensionWire {
         }
     }
 
+    /// A size in points, as `UIViewController.preferredContentSize` gives it.
+    package struct Size: Codable, Sendable, Equatable {
+        package var width: Double
+        package var height: Double
+
+        package init(width: Double, height: Double) {
+            self.width = width
+            self.height = height
+        }
+    }
+
     /// One line from the extension.
     package struct Output: Codable, Sendable, Equatable {
         package var view: ViewSnapshot?
         package var title: String?
+        /// The controller's `preferredContentSize` with each view, when it set one (not `.zero`).
+        package var preferredContentSize: Size?
         /// The play/pause button the extension wants, with its first view.
         package var mediaButton: UInt?
         package var completion: UInt?
@@ -49,11 +62,12 @@ package enum ContentExtensionWire {
         package var actions: [ActionRecord]?
 
         package init(
-            view: ViewSnapshot? = nil, title: String? = nil, mediaButton: UInt? = nil, completion: UInt? = nil, context: String? = nil,
-            actions: [ActionRecord]? = nil
+            view: ViewSnapshot? = nil, title: String? = nil, preferredContentSize: Size? = nil, mediaButton: UInt? = nil,
+            completion: UInt? = nil, context: String? = nil, actions: [ActionRecord]? = nil
         ) {
             self.view = view
             self.title = title
+            self.preferredContentSize = preferredContentSize
             self.mediaButton = mediaButton
             self.completion = completion
             self.context = context

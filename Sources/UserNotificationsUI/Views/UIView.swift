@@ -10,6 +10,9 @@ open class UIView {
     public var isHidden = false
     public var tag = 0
     public var frame = CGRect.zero
+    /// The frame's size at the origin, as UIKit gives it (code such as `preferredContentSize = CGSize(width:
+    /// view.bounds.width, height: 300)` ports unchanged; the host decides the width).
+    public var bounds: CGRect { CGRect(origin: .zero, size: frame.size) }
     public var tintColor: UIColor?
 
     public init() {}
@@ -74,7 +77,8 @@ open class UIImageView: UIView {
 
     override open var drawing: ViewSnapshot.Drawing {
         guard let image else { return .view }
-        return .image(path: image.path, format: image.format, bytes: image.data.count)
+        let inline = image.path == nil && image.data.count <= ViewSnapshot.inlineImageLimit
+        return .image(path: image.path, format: image.format, bytes: image.data.count, data: inline ? image.data : nil)
     }
 }
 

@@ -7,6 +7,9 @@ open class UIViewController {
     /// A title that replaces the notification's when the extension's Info.plist sets
     /// `UNNotificationExtensionOverridesDefaultTitle`.
     open var title: String?
+    /// The size the view asks for, in points, sent to the host with each view: the host draws the view as wide as its
+    /// surface allows and as high as asked, within bounds (docs/content-extensions.md). `.zero`: the Info.plist's
+    /// `UNNotificationExtensionInitialContentSizeRatio` decides. Set it in `viewDidLoad()`, or later to resize.
     open var preferredContentSize = CGSize.zero
     /// The host's side: media, the default action, dismissal, the actions shown. Set before `viewDidLoad()`.
     public package(set) var extensionContext: NSExtensionContext?

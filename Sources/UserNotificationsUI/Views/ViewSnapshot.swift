@@ -1,14 +1,21 @@
+public import Foundation
+
 /// A view tree as the host draws it: each view's drawing and its children, in JSON for the notification center page
 /// and as text for the terminal. Buttons are numbered in drawing order; a click names its button's number.
 public struct ViewSnapshot: Codable, Hashable, Sendable {
     public enum Drawing: Codable, Hashable, Sendable {
         case view
         case label(text: String, color: UIColor?, pointSize: Double?, bold: Bool, lines: Int)
-        case image(path: String?, format: String, bytes: Int)
+        /// An image from the file at `path`, or, made from bytes (`UIImage(data:)`), with its `data` when it is at most
+        /// ``ViewSnapshot/inlineImageLimit`` bytes (larger ones are drawn as their type and size).
+        case image(path: String?, format: String, bytes: Int, data: Data?)
         case stack(vertical: Bool, spacing: Double)
         case progress(Double, color: UIColor?)
         case button(title: String, enabled: Bool)
     }
+
+    /// The most bytes of an image without a file that a snapshot carries.
+    public static let inlineImageLimit = 1 << 20
 
     public var drawing: Drawing
     public var background: UIColor?
@@ -51,7 +58,7 @@ public struct ViewSnapshot: Codable, Hashable, Sendable {
         switch drawing {
         case .view, .stack: break
         case .label(let text, _, _, _, _): lines.append(indent + text)
-        case .image(let path, let format, let bytes):
+        case .image(let path, let format, let bytes, _):
             lines.append(indent + "[\(format) image, \(bytes) bytes\(path.map { ": \($0)" } ?? "")]")
         case .progress(let value, _): lines.append(indent + "[progress \(Int((value * 100).rounded()))%]")
         case .button(let title, let enabled): lines.append(indent + "[\(button ?? 0)] \(title)" + (enabled ? "" : " (disabled)"))

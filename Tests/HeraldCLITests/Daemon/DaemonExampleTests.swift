@@ -53,10 +53,16 @@ import Testing
         // UNNotificationExtensionDefaultContentHidden: the extension's view alone, under the app's name.
         #expect(expanded.output.hasPrefix("com.example.podcast\n  Episode 12: the one about push\n"), "\(expanded.output)")
         #expect(!expanded.output.contains("New episode"), "\(expanded.output)")
+        // preferredContentSize 300 points high: the view takes 14 rows of 22 points.
+        let viewRows = expanded.output.split(separator: "\n").dropFirst().prefix { !$0.hasPrefix("actions:") }
+        #expect(viewRows.count == 14, "\(expanded.output.debugDescription)")
 
         let later = try await CommandRunTests.run(["device", "show", identifier, "--action", "later", "--data-dir", data])
         #expect(later.status == 0, "\(later.error)")
-        #expect(later.output.contains("later: the extension keeps the view up:\n  Saved for later. We'll remind you tonight."), "\(later.output)")
+        // Resized after load to 60 points: 3 rows.
+        #expect(
+            later.output.hasSuffix("later: the extension keeps the view up:\n  Saved for later. We'll remind you tonight.\n  \n  \n"),
+            "\(later.output)")
 
         let unknown = try await CommandRunTests.run(["device", "show", "no-such-notification", "--data-dir", data])
         #expect(

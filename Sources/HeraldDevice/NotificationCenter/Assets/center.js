@@ -62,10 +62,13 @@ function receive(message) {
       showList();
       expandWanted();
       break;
+    case "presented": presented(message.notification); break;
+    case "withdrawn": withdrawn(message.notifications); break;
     case "expanded": expanded = message; showExpanded(); break;
     case "view":
       if (!expanded) break;
       expanded.view = message.view;
+      expanded.height = message.height;
       if (message.title !== null) expanded.title = message.title;
       showExpanded();
       break;
@@ -93,23 +96,44 @@ function header(notification, title) {
 
 function showList() {
   field("empty").hidden = notifications.length > 0;
-  field("cards").replaceChildren(...notifications.map((n) => {
-    const card = el("article", { class: "card", tabindex: 0, "data-app": n.app, "data-id": n.id, "aria-label": `${n.appName}: ${n.title || n.body || ""}` },
-      header(n),
-      n.title ? el("div", { class: "title", text: n.title }) : undefined,
-      n.subtitle ? el("div", { class: "subtitle", text: n.subtitle }) : undefined,
-      n.body ? el("div", { class: "body", text: n.body }) : undefined,
-      n.image ? el("img", { class: "thumb", src: n.image, alt: "" }) : undefined,
-      n.expandable || n.actions.length ? el("div", { class: "more", text: n.expandable ? "Click to expand" : "Click for actions" }) : undefined);
-    const dismiss = el("button", { type: "button", class: "close", "aria-label": "Dismiss", text: "×",
-      onclick: (event) => { event.stopPropagation(); respond(n, dismissAction); } });
-    card.querySelector("header").append(dismiss);
-    // A notification with an extension or actions expands; one without opens its app, as a tap does.
-    const open = () => (n.expandable || n.actions.length ? expand(n.app, n.id) : respond(n, defaultAction));
-    card.addEventListener("click", open);
-    card.addEventListener("keydown", (event) => { if (event.key === "Enter" && event.target === card) open(); });
-    return card;
-  }));
+  field("cards").replaceChildren(...notifications.map(card));
+}
+
+const sameNotification = (a, b) => a.app === b.app && a.id === b.id;
+const cardOf = (n) => [...field("cards").children].find((card) => card.dataset.app === n.app && card.dataset.id === n.id);
+
+/// A notification presented: it goes first, in place of one with the same app and id; the other cards stay as drawn.
+function presented(notification) {
+  notifications = [notification, ...notifications.filter((n) => !sameNotification(n, notification))];
+  cardOf(notification)?.remove();
+  field("cards").prepend(card(notification));
+  field("empty").hidden = true;
+  expandWanted();
+}
+
+function withdrawn(gone) {
+  notifications = notifications.filter((n) => !gone.some((g) => sameNotification(n, g)));
+  for (const g of gone) cardOf(g)?.remove();
+  field("empty").hidden = notifications.length > 0;
+}
+
+/// One listed notification's card.
+function card(n) {
+  const item = el("article", { class: "card", tabindex: 0, "data-app": n.app, "data-id": n.id, "aria-label": `${n.appName}: ${n.title || n.body || ""}` },
+    header(n),
+    n.title ? el("div", { class: "title", text: n.title }) : undefined,
+    n.subtitle ? el("div", { class: "subtitle", text: n.subtitle }) : undefined,
+    n.body ? el("div", { class: "body", text: n.body }) : undefined,
+    n.image ? el("img", { class: "thumb", src: n.image, alt: "" }) : undefined,
+    n.expandable || n.actions.length ? el("div", { class: "more", text: n.expandable ? "Click to expand" : "Click for actions" }) : undefined);
+  const dismiss = el("button", { type: "button", class: "close", "aria-label": "Dismiss", text: "×",
+    onclick: (event) => { event.stopPropagation(); respond(n, dismissAction); } });
+  item.querySelector("header").append(dismiss);
+  // A notification with an extension or actions expands; one without opens its app, as a tap does.
+  const open = () => (n.expandable || n.actions.length ? expand(n.app, n.id) : respond(n, defaultAction));
+  item.addEventListener("click", open);
+  item.addEventListener("keydown", (event) => { if (event.key === "Enter" && event.target === item) open(); });
+  return item;
 }
 
 function respond(notification, action, text) {
@@ -169,8 +193,15 @@ function showExpanded() {
 
 function extensionView() {
   const view = el("div", { class: expanded.interactive ? "extension-view" : "extension-view passive" }, draw(expanded.view));
-  // UNNotificationExtensionInitialContentSizeRatio: the view's height at first, as a share of its width.
-  if (expanded.sizeRatio) view.style.minHeight = `${Math.round(Math.min(28 * 16, window.innerWidth - 32) * expanded.sizeRatio)}px`;
+  // The controller's preferredContentSize: as high as asked (the daemon keeps it within bounds), as wide as the sheet;
+  // a taller view scrolls. Until it sets one, UNNotificationExtensionInitialContentSizeRatio: the height as a share
+  // of the width.
+  if (expanded.height) {
+    view.style.height = `${expanded.height}px`;
+    view.classList.add("sized");
+  } else if (expanded.sizeRatio) {
+    view.style.minHeight = `${Math.round(Math.min(28 * 16, window.innerWidth - 32) * expanded.sizeRatio)}px`;
+  }
   // Without UNNotificationExtensionUserInteractionEnabled, a click on the view opens the app.
   if (!expanded.interactive) view.addEventListener("click", () => send({ type: "respond", app: expanded.app, id: expanded.id, action: defaultAction }));
   if (expanded.mediaButton !== "none") {
