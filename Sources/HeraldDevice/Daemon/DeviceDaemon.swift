@@ -156,6 +156,8 @@ package final class DeviceDaemon: Sendable {
             launcher.terminateAll()
             try? FileManager.default.removeItem(atPath: path)
         }
+        // Each part is a child task, the socket's accept loop too: when one fails, the group cancels the others and the
+        // daemon ends with that failure's reason.
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask { [self] in await processInbox() }
             group.addTask { [self] in
@@ -180,17 +182,18 @@ package final class DeviceDaemon: Sendable {
                             configuration.notificationCenterAddress.url().map { report(.notificationCenter($0)) }
                         }
                     } catch {
-                        // The socket's accept loop below is the group's own body, which a failed child does not
-                        // cancel: closing the socket ends it, and the daemon stops with this error.
-                        server.channel.close(promise: nil)
                         throw UNError(
                             .notificationsNotAllowed, "cannot serve the notification center on 127.0.0.1:\(port) (--ui-port): \(error)")
                     }
                 }
             }
-            try await server.executeThenClose { connections in
-                for try await (peer, channel) in connections {
-                    group.addTask { [self] in await serve(channel, peer: peer) }
+            group.addTask { [self] in
+                try await server.executeThenClose { connections in
+                    try await withThrowingDiscardingTaskGroup { sessions in
+                        for try await (peer, channel) in connections {
+                            sessions.addTask { [self] in await serve(channel, peer: peer) }
+                        }
+                    }
                 }
             }
         }
