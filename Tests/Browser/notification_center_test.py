@@ -252,6 +252,27 @@ def main():
         driver.get(page + f"#{PODCAST}/episode-13")
         view = wait.until(ready.visibility_of_element_located((By.CSS_SELECTOR, "#expanded .extension-view")))
         check("Episode 13: badges" in view.text, "the page's address with #APP/ID opens that notification expanded")
+        driver.find_element(By.CSS_SELECTOR, "#expanded header .close").click()
+
+        # ---- a long list: the newest 50 have cards, the rest come a page at a time; a change redraws one card ----
+        listed = len(driver.find_elements(By.CSS_SELECTOR, ".card"))
+        path = os.path.join(work, "many.json")
+        with open(path, "w") as file:
+            json.dump({"aps": {"alert": {"title": "Parcel", "body": "On its way"}}}, file)
+        run("send", "--gateway", f"https://localhost:{ports['provider']}", "--ca", ca, "--p8", key, "--key-id", "KEY1234567",
+            "--team-id", "TEAM123456", "--topic", CRASHY, "--device", tokens[CRASHY], "--count", "60", path)
+        total = listed + 60
+        more = wait.until(ready.visibility_of_element_located((By.ID, "more")))
+        check(len(driver.find_elements(By.CSS_SELECTOR, ".card")) == 50 and f"({total - 50} not shown)" in more.text,
+              f"{total} listed: 50 cards and a button for the rest ({more.text})")
+        first = driver.find_element(By.CSS_SELECTOR, ".card")
+        send(PODCAST, {"aps": {"alert": {"title": "New episode", "body": "Episode 14: pages"}, "category": "new-episode"}}, "episode-14")
+        wait.until(lambda d: "Episode 14: pages" in d.find_element(By.CSS_SELECTOR, ".card").text)
+        check(first.is_displayed() and len(driver.find_elements(By.CSS_SELECTOR, ".card")) == 50,
+              "a new notification goes first and the other cards stay as they were drawn (50 still)")
+        more.click()
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, ".card")) == total + 1)
+        check(not driver.find_element(By.ID, "more").is_displayed(), f"Show more draws the rest ({total + 1} cards)")
         print("notification center: all checks passed")
     finally:
         if driver:

@@ -94,10 +94,36 @@ function header(notification, title) {
     el("time", { class: "when", datetime: new Date(notification.date).toISOString(), text: timeOf(notification.date) }));
 }
 
+// The newest `drawn` notifications have cards, in the list's order; "Show more" draws the next page. A change then
+// costs the same with 1,000 notifications listed as with 10 (scripts/bench-center.sh).
+const page = 50;
+let drawn = page;
+
 function showList() {
-  field("empty").hidden = notifications.length > 0;
-  field("cards").replaceChildren(...notifications.map(card));
+  field("cards").replaceChildren(...notifications.slice(0, drawn).map(card));
+  showMore();
 }
+
+/// Brings the cards to the first `drawn` notifications after a change at the top or cards taken out.
+function fillList() {
+  const cards = field("cards");
+  const wanted = Math.min(drawn, notifications.length);
+  while (cards.children.length > wanted) cards.lastElementChild.remove();
+  while (cards.children.length < wanted) cards.append(card(notifications[cards.children.length]));
+  showMore();
+}
+
+function showMore() {
+  field("empty").hidden = notifications.length > 0;
+  const hidden = notifications.length - field("cards").children.length;
+  field("more").hidden = hidden <= 0;
+  field("more").textContent = `Show ${Math.min(hidden, page)} more (${hidden} not shown)`;
+}
+
+field("more").addEventListener("click", () => {
+  drawn += page;
+  fillList();
+});
 
 const sameNotification = (a, b) => a.app === b.app && a.id === b.id;
 const cardOf = (n) => [...field("cards").children].find((card) => card.dataset.app === n.app && card.dataset.id === n.id);
@@ -107,14 +133,14 @@ function presented(notification) {
   notifications = [notification, ...notifications.filter((n) => !sameNotification(n, notification))];
   cardOf(notification)?.remove();
   field("cards").prepend(card(notification));
-  field("empty").hidden = true;
+  fillList();
   expandWanted();
 }
 
 function withdrawn(gone) {
   notifications = notifications.filter((n) => !gone.some((g) => sameNotification(n, g)));
   for (const g of gone) cardOf(g)?.remove();
-  field("empty").hidden = notifications.length > 0;
+  fillList();
 }
 
 /// One listed notification's card.
