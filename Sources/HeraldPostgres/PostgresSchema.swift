@@ -17,11 +17,14 @@ enum PostgresSchema {
     /// The key of the transaction advisory lock a commit of notifications holds from taking its ids until it has
     /// committed (see ``PostgresSchema/insertFunction``).
     static let commitLock: Int64 = 0x4845_5241_4C44_0002
+    /// The key of the transaction advisory lock a retirement holds from taking its number until it has committed (see
+    /// ``PostgresSchema/retirementsInOrder``).
+    static let retirementLock: Int64 = 0x4845_5241_4C44_0003
     /// The channel commits are announced on: `NODE FIRST LAST`.
     static let commitChannel = "herald_commits"
 
     /// Each version's statements, run in order in one transaction.
-    static let migrations: [[String]] = [tables, [insertFunction]]
+    static let migrations: [[String]] = [tables, [insertFunction], retirementsInOrder]
 
     /// The version this binary brings a database to.
     static var latestVersion: Int { migrations.count }

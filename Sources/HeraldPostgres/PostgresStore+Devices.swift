@@ -52,21 +52,29 @@ extension PostgresStore {
         return winner
     }
 
-    /// Retires the token and discards what its app had pending, in one statement (so one transaction).
+    /// Retires the token, numbered in commit order, and discards what its app had pending, in one call (so one
+    /// transaction): ``PostgresSchema/retirementsInOrder``.
     public func retireDevice(_ token: DeviceToken, as retirement: DeviceRecord.Retirement, at date: Date) async throws(StoreError) -> Bool {
         try await rows(
-            "retire a device",
-            """
-            WITH retired AS (
-                UPDATE device SET retired_at = $1, retirement = $2 WHERE token = $3 RETURNING owner
-            ), discarded AS (
-                UPDATE notification SET state = 'discarded', discarded_at = $1, discard_reason = 'unregistered'
-                WHERE device_id = (SELECT owner FROM retired) AND device_token = $3 AND state = 'pending' AND device_id IS NOT NULL
-            )
-            SELECT count(*) FROM retired
-            """,
-            PostgresBindings(date.timeIntervalSince1970, retirement.rawValue, token.hex)
-        ) { row in try row.next(Int64.self) }.first == 1
+            "retire a device", "SELECT herald_retire_device($1, $2, $3)",
+            PostgresBindings(token.hex, retirement.rawValue, date.timeIntervalSince1970)
+        ) { row in try row.next(Bool.self) }.first == true
+    }
+
+    public func retirements(after sequence: Int64, limit: Int) async throws(StoreError) -> [TokenRetirement] {
+        try await rows(
+            "read retired tokens",
+            "SELECT retired_seq, \(Self.deviceColumns) FROM device WHERE retired_seq > $1 ORDER BY retired_seq LIMIT $2",
+            PostgresBindings(sequence, Int64(limit))
+        ) { row in
+            let sequence = try row.next(Int64.self)
+            return TokenRetirement(sequence: sequence, device: try Self.device(from: &row))
+        }
+    }
+
+    public func latestRetirement() async throws(StoreError) -> Int64 {
+        try await rows("read the latest retirement", "SELECT coalesce(max(retired_seq), 0) FROM device") { row in try row.next(Int64.self) }
+            .first ?? 0
     }
 
     static let deviceColumns = "token, topic, environment, created_at, retired_at, retirement, owner"

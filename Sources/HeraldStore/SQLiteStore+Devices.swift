@@ -76,9 +76,14 @@ extension SQLiteStore {
         at date: Date
     ) async throws(StoreError) -> Bool {
         try await write("retire a device") { db in
+            // One writer at a time: numbers are taken, and committed, in order.
             let retired = try Row.fetchOne(
                 db,
-                sql: "UPDATE device SET retired_at = ?, retirement = ? WHERE token = ? RETURNING owner",
+                sql: """
+                    UPDATE device SET retired_at = ?, retirement = ?,
+                        retired_seq = (SELECT IFNULL(MAX(retired_seq), 0) + 1 FROM device)
+                    WHERE token = ? RETURNING owner
+                    """,
                 arguments: [date.timeIntervalSince1970, retirement.rawValue, token.hex]
             )
             guard let retired else { return false }
@@ -89,6 +94,20 @@ extension SQLiteStore {
                 )
             }
             return true
+        }
+    }
+
+    public func retirements(after sequence: Int64, limit: Int) async throws(StoreError) -> [TokenRetirement] {
+        try await read("read retired tokens") { db in
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM device WHERE retired_seq > ? ORDER BY retired_seq LIMIT ?", arguments: [sequence, limit]
+            ).map { row in TokenRetirement(sequence: row["retired_seq"], device: try Self.device(from: row)) }
+        }
+    }
+
+    public func latestRetirement() async throws(StoreError) -> Int64 {
+        try await read("read the latest retirement") { db in
+            try Int64.fetchOne(db, sql: "SELECT IFNULL(MAX(retired_seq), 0) FROM device") ?? 0
         }
     }
 

@@ -138,6 +138,14 @@ public final class SQLiteStore: Store {
                     ALTER TABLE notification ADD COLUMN responded_at REAL;
                     """)
         }
+        migrator.registerMigration("v5: retirements in order") { db in
+            // Tokens retired before this version have no number: they were announced when they happened.
+            try db.execute(
+                sql: """
+                    ALTER TABLE device ADD COLUMN retired_seq INTEGER;
+                    CREATE UNIQUE INDEX device_retired_seq ON device(retired_seq) WHERE retired_seq IS NOT NULL;
+                    """)
+        }
         return migrator
     }
 

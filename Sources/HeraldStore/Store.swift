@@ -19,9 +19,14 @@ public protocol Store: Sendable {
     func devices(owner: String) async throws(StoreError) -> [DeviceRecord]
     /// The live token of `owner` for `bundleID`, created with a new random token if there is none.
     func register(owner: String, bundleID: String, environment: APNsEnvironment, at date: Date) async throws(StoreError) -> DeviceRecord
-    /// Marks a token as no longer taking pushes and discards what was pending for it (`unregistered`);
-    /// false when the token is unknown.
+    /// Marks a token as no longer taking pushes and discards what was pending for it (`unregistered`), numbering the
+    /// retirement after every earlier one (``retirements(after:limit:)``); false when the token is unknown.
     func retireDevice(_ token: DeviceToken, as retirement: DeviceRecord.Retirement, at date: Date) async throws(StoreError) -> Bool
+    /// The retirements numbered above `sequence`, in their order, at most `limit`. Retirements commit in the order of
+    /// their numbers, so a reader that goes on from the last number it read misses none.
+    func retirements(after sequence: Int64, limit: Int) async throws(StoreError) -> [TokenRetirement]
+    /// The number of the latest retirement; 0 when there is none.
+    func latestRetirement() async throws(StoreError) -> Int64
 
     /// Adds a linked device or updates its last-seen time.
     func saveLinkedDevice(_ device: LinkedDevice) async throws(StoreError)

@@ -72,6 +72,10 @@ public final class FaultInjectingStore: Store {
     public func retireDevice(_ token: DeviceToken, as retirement: DeviceRecord.Retirement, at date: Date) async throws(StoreError) -> Bool {
         try await base.retireDevice(token, as: retirement, at: date)
     }
+    public func retirements(after sequence: Int64, limit: Int) async throws(StoreError) -> [TokenRetirement] {
+        try await base.retirements(after: sequence, limit: limit)
+    }
+    public func latestRetirement() async throws(StoreError) -> Int64 { try await base.latestRetirement() }
     public func saveLinkedDevice(_ device: LinkedDevice) async throws(StoreError) { try await base.saveLinkedDevice(device) }
     public func linkedDevices() async throws(StoreError) -> [LinkedDevice] { try await base.linkedDevices() }
     public func setStoragePolicy(_ policy: StoragePolicy, bundleID: String) async throws(StoreError) {

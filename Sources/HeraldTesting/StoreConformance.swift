@@ -14,7 +14,8 @@ import Testing
 /// ```
 public enum StoreConformance {
     public enum Behaviour: String, CaseIterable, Sendable, CustomStringConvertible {
-        case keysRoundTrip, devicesRoundTrip, notificationsRoundTrip, registrations, offlinePolicies, deliveryStates, responses, deliveryLog
+        case keysRoundTrip, devicesRoundTrip, retirements, notificationsRoundTrip, registrations, offlinePolicies, deliveryStates, responses,
+            deliveryLog
 
         public var description: String { rawValue }
 
@@ -23,6 +24,7 @@ public enum StoreConformance {
             switch self {
             case .keysRoundTrip: try await StoreConformance.keysRoundTrip(store)
             case .devicesRoundTrip: try await StoreConformance.devicesRoundTrip(store)
+            case .retirements: try await StoreConformance.retirements(store)
             case .notificationsRoundTrip: try await StoreConformance.notificationsRoundTrip(store)
             case .registrations: try await StoreConformance.registrations(store)
             case .offlinePolicies: try await StoreConformance.offlinePolicies(store)
@@ -71,6 +73,30 @@ public enum StoreConformance {
         #expect(retired?.retiredAt == retiredAt)
         #expect(retired?.retirement == .unregistered)
         #expect(try await store.retireDevice(DeviceToken.random(), as: .expired, at: retiredAt) == false)
+    }
+
+    /// Retirements are numbered in order, and read back from any number on, each with the token's record as retired.
+    static func retirements(_ store: any Store) async throws {
+        #expect(try await store.latestRetirement() == 0)
+        let owner = "device-\(UUID().uuidString)"
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+        var tokens: [DeviceRecord] = []
+        for topic in ["com.example.a", "com.example.b", "com.example.c"] {
+            tokens.append(try await store.register(owner: owner, bundleID: topic, environment: .development, at: now))
+        }
+        #expect(try await store.retireDevice(tokens[1].token, as: .unregistered, at: now + 1))
+        #expect(try await store.retireDevice(DeviceToken.random(), as: .expired, at: now + 2) == false)  // unknown: no number
+        #expect(try await store.retireDevice(tokens[0].token, as: .expired, at: now + 3))
+        #expect(try await store.retireDevice(tokens[2].token, as: .unregistered, at: now + 4))
+
+        let all = try await store.retirements(after: 0, limit: 10)
+        #expect(all.map(\.sequence) == [1, 2, 3])
+        #expect(all.map(\.device.token) == [tokens[1].token, tokens[0].token, tokens[2].token])
+        #expect(all[1].device.retirement == .expired && all[1].device.retiredAt == now + 3 && all[1].device.owner == owner)
+        #expect(all[1].device.topic == "com.example.a")
+        #expect(try await store.retirements(after: 1, limit: 1).map(\.sequence) == [2])
+        #expect(try await store.retirements(after: 3, limit: 10).isEmpty)
+        #expect(try await store.latestRetirement() == 3)
     }
 
     static func notificationsRoundTrip(_ store: any Store) async throws {

@@ -39,7 +39,11 @@ import Testing
 
         let database = try DatabaseQueue(path: path)
         let applied = try await database.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier") }
-        #expect(applied == ["v1", "v2: devices, apps, delivery", "v3: one pending index", "v4: responses"])
+        #expect(applied == ["v1", "v2: devices, apps, delivery", "v3: one pending index", "v4: responses", "v5: retirements in order"])
+        // A token retired after the migration is numbered; the fixture's own were announced in their day.
+        #expect(try await store.latestRetirement() == 0)
+        #expect(try await store.retireDevice(try #require(DeviceToken(hex: String(repeating: "ab", count: 32))), as: .unregistered, at: Date()))
+        #expect(try await store.retirements(after: 0, limit: 10).map(\.sequence) == [1])
         let indexes = try await database.read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
         }
