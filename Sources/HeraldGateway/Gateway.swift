@@ -85,6 +85,8 @@ public final class Gateway: Sendable {
         let feed = cluster.map { ClusterFeed(store: $0, hub: hub, events: events, logger: logger) }
         let readiness = Readiness()
         let directory = Directory(store: store, timeToLive: configuration.directoryTimeToLive)
+        let retirements = RetirementFeed(
+            store: store, hub: hub, events: events, directory: directory, interval: configuration.retirementInterval, logger: logger)
         let writer = NotificationWriter(
             store: store,
             batchLimit: configuration.writeBatchLimit,
@@ -138,7 +140,8 @@ public final class Gateway: Sendable {
                 validators: ConsoleValidators(store: store, directory: directory, hub: hub, environment: configuration.environment, clock: clock),
                 sender: sender,
                 browsers: browsers,
-                keys: ConsoleKeys(store: store, directory: directory, environment: configuration.environment, clock: clock),
+                keys: ConsoleKeys(
+                    store: store, directory: directory, retirements: retirements, environment: configuration.environment, clock: clock),
                 directory: directory
             ),
             relay: DeviceLinkRelay(
@@ -154,7 +157,7 @@ public final class Gateway: Sendable {
         let deviceLinks = DeviceLinkServer(
             services: DeviceLinkServices(
                 configuration: configuration, store: store, hub: hub, recorder: recorder, directory: directory,
-                clock: clock, metrics: metrics, logger: logger, events: events
+                retirements: retirements, clock: clock, metrics: metrics, logger: logger, events: events
             ),
             tls: configuration.plaintext ? nil : try NIOSSLContext(configuration: http1TLS(configuration: configuration, authority: authority)),
             group: eventLoopGroup,
@@ -175,7 +178,7 @@ public final class Gateway: Sendable {
             configuration: .init(
                 services: clusterServices + [
                     .init(service: StoreMaintenance(store: store, interval: .milliseconds(200), logger: logger)),
-                    .init(service: writer), .init(service: recorder), .init(service: sender),
+                    .init(service: writer), .init(service: recorder), .init(service: sender), .init(service: retirements),
                     .init(
                         service: NamedListener(
                             service: console, listener: "console", flag: "--console-port", host: configuration.consoleHost,

@@ -56,6 +56,9 @@ public struct GatewayConfiguration: Sendable {
     /// How long a key or device read from the store is trusted before it is read again, so keys,
     /// tokens and revocations made by the CLI reach a running gateway.
     public var directoryTimeToLive = TimeAmount.seconds(1)
+    /// How often the store is asked for tokens retired by another process (`herald tokens retire`, another node), to
+    /// announce them on the event stream and to their linked device.
+    public var retirementInterval = Duration.seconds(1)
     /// Verified provider tokens remembered, so requests do not repeat ECDSA.
     public var verifiedTokenCacheLimit = 10_000
 

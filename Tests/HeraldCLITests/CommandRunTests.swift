@@ -105,6 +105,18 @@ import X509
         #expect(try await store.key(teamID: "TEAM123456", keyID: "KEY1234567")?.publicKeyPEM != firstPEM)
     }
 
+    /// `herald tokens retire` beside a running gateway writes only the store; the gateway tells the linked device.
+    @Test func aTokenRetiredFromTheCommandLineReachesItsLinkedDevice() async throws {
+        let (data, _, gateway) = try await Self.gatewayOnADataDirectory()
+        let device = try await TestDevice.connect(to: gateway)
+        let token = try await device.register(TestGateway.topic)
+        let retired = try await Self.run(["tokens", "retire", "--data-dir", data, "--device", token])
+        #expect(retired.status == 0, "\(retired.error)")
+        #expect(try await device.next() == .unregistered(topic: TestGateway.topic, deviceToken: token))
+        await device.leave()
+        try await gateway.stop()
+    }
+
     /// A mistyped `--data-dir`: commands that act on what is there refuse it; commands that add something create
     /// it and say so.
     @Test func aMissingDataDirectoryIsNamed() async throws {

@@ -40,7 +40,9 @@ extension DeviceDaemon {
             registrations.finish(topic, with: .success(token))
             report(.registered(topic: topic, deviceToken: token))
         case .unregistered(let topic, let token):
-            link.withLock { _ = $0.tokens.removeValue(forKey: topic) }
+            // The answer to the app's own unregistration, or the gateway's word that the token was retired elsewhere
+            // (the console, `herald tokens retire`): an older token of the app leaves the current one as it is.
+            link.withLock { if $0.tokens[topic] == token { $0.tokens[topic] = nil } }
             report(.unregistered(topic: topic, deviceToken: token))
         case .refused(let reason, let message, let topic):
             registrations.refuse(topic: topic, with: UNError(.notificationsNotAllowed, "the gateway refused: \(reason): \(message)"))

@@ -12,6 +12,8 @@ import NIOCore
 struct ConsoleKeys: Sendable {
     let store: any Store
     let directory: Directory
+    /// Announces a token the console retires, as any other.
+    let retirements: RetirementFeed
     /// The gateway's environment: new keys and tokens belong to it unless the request names another.
     let environment: APNsEnvironment
     let clock: any WallClock
@@ -185,6 +187,8 @@ struct ConsoleKeys: Sendable {
             throw Refusal(.notFound, "NotFound", "no device token \(token.redacted) on this gateway")
         }
         directory.remember(record)
+        // The event stream and the device that holds the token (if linked) hear of it before the answer.
+        await retirements.check()
         return AdminAPI.json(.ok, .object(Self.tokenFields(record)))
     }
 

@@ -101,12 +101,16 @@ final class DeliveryEvents: Sendable {
         return step("discarded", of: discarded) ?? accepted(notification)  // the timeline always has the step
     }
 
-    /// An app removed from a device: what was pending for the token was discarded (`unregistered`).
-    static func unregistered(token: DeviceToken, topic: String, at date: Date) -> JSONValue {
-        .object([
-            "event": .string("unregistered"), "deviceToken": .string(token.hex), "topic": .string(topic),
-            "at": .string(AdminAPI.timestamp(date)),
-        ])
+    /// A token retired: its app removed from the device (`reason` `unregistered`: later pushes get 410 Unregistered) or
+    /// the token replaced (`expired`: 410 ExpiredToken); what was pending for it was discarded.
+    static func unregistered(_ device: DeviceRecord) -> JSONValue {
+        var fields: [String: JSONValue] = [
+            "event": .string("unregistered"), "deviceToken": .string(device.token.hex), "topic": .string(device.topic),
+            "reason": .string((device.retirement ?? .unregistered).rawValue),
+        ]
+        if let retiredAt = device.retiredAt { fields["at"] = .string(AdminAPI.timestamp(retiredAt)) }
+        if let owner = device.owner { fields["deviceID"] = .string(owner) }
+        return .object(fields)
     }
 
     /// Which notification, to whom, and its delivery state.

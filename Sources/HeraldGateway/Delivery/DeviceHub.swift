@@ -1,9 +1,12 @@
 import HeraldStore
+import HeraldWire
 import Synchronization
 
 /// The devices online on this gateway, one link each, and the hand-off of committed notifications to them.
 final class DeviceHub: Sendable {
     private let links = Mutex<[String: DeviceLink]>([:])
+    /// Tokens whose device asked to unregister them over its link and had its answer: not told again.
+    private let answeredRetirements = Mutex<Set<DeviceToken>>([])
     /// Where devices coming and going are noted for the rest of a cluster.
     private let changes: LinkChanges?
 
@@ -49,6 +52,20 @@ final class DeviceHub: Sendable {
             }
         }
         for (link, notification) in byLink { link.offer(notification) }
+    }
+
+    /// Notes that the device that holds `token` asked for its retirement and was answered (`unregistered`).
+    func answeredRetirement(of token: DeviceToken) {
+        answeredRetirements.withLock { _ = $0.insert(token) }
+    }
+
+    /// Tells the device that held a retired token, when it is linked here and did not ask for the retirement itself:
+    /// its app is unregistered (`{"type":"unregistered"}`), as a device's own request is answered.
+    func retired(_ device: DeviceRecord) {
+        guard answeredRetirements.withLock({ $0.remove(device.token) }) == nil, let owner = device.owner,
+            let link = links.withLock({ $0[owner] })
+        else { return }
+        link.tell(.unregistered(topic: device.topic, deviceToken: device.token.hex))
     }
 
     /// Has every link read what is pending for it from the store again: commits went by that it was not offered.

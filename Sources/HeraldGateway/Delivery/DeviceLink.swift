@@ -1,5 +1,6 @@
 import Foundation
 import HeraldStore
+import HeraldWire
 import Synchronization
 
 /// The delivery state of one device's open link: what is in flight (sent, not yet acknowledged), what
@@ -13,6 +14,8 @@ import Synchronization
 final class DeviceLink: Sendable {
     /// What the link's channel handler should do next.
     enum Step {
+        /// Messages the gateway sends on its own (a token retired elsewhere), before any notification.
+        case tell([DeviceLinkMessage])
         case send([StoredNotification])
         /// Read up to `limit` pending notifications after `after` from the store, then call ``fetched(_:limit:mark:sendable:)``.
         case fetch(after: Int64, limit: Int, mark: Int)
@@ -30,6 +33,7 @@ final class DeviceLink: Sendable {
     }
 
     fileprivate struct State {
+        var notices: [DeviceLinkMessage] = []
         var inFlight: [UUID: Int64] = [:]
         var outbox: [StoredNotification] = []
         /// The highest id handed to the sender; everything pending at or below it is in flight or done.
@@ -77,6 +81,16 @@ final class DeviceLink: Sendable {
         if wakeNow { wake() }
     }
 
+    /// Sends `message` to the device on the gateway's own account (not as an answer to a request).
+    func tell(_ message: DeviceLinkMessage) {
+        let wakeNow = state.withLock { state in
+            guard !state.closed else { return false }
+            state.notices.append(message)
+            return state.wakeOnce()
+        }
+        if wakeNow { wake() }
+    }
+
     /// The device acknowledged `uniqueID`: its store id, or nil when it was not in flight on this link.
     func acknowledge(_ uniqueID: UUID) -> Int64? {
         let (id, wakeNow) = state.withLock { state in
@@ -92,6 +106,10 @@ final class DeviceLink: Sendable {
     func nextStep() -> Step? {
         state.withLock { state in
             if let reason = state.closeReason { return .close(reason) }
+            if !state.notices.isEmpty {
+                defer { state.notices = [] }
+                return .tell(state.notices)
+            }
             if !state.outbox.isEmpty {
                 defer { state.outbox = [] }
                 return .send(state.outbox)

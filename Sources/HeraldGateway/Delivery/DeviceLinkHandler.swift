@@ -307,14 +307,18 @@ final class DeviceLinkHandler: ChannelDuplexHandler, NIOScheduledCallbackHandler
             }
     }
 
-    /// Does what the link asks for until it has nothing more: writes notifications (one flush for all of
-    /// them), starts a read of pending ones, or closes the link when a newer one replaced it.
+    /// Does what the link asks for until it has nothing more: writes what the gateway tells the device and
+    /// notifications (one flush for all of them), starts a read of pending ones, or closes the link when a newer one
+    /// replaced it.
     private func pump() {
         guard machine.phase == .linked, let link, let context else { return }
         var wrote = false
         defer { if wrote { context.flush() } }
         while let step = link.nextStep() {
             switch step {
+            case .tell(let messages):
+                for message in messages { send(message, context: context, flush: false) }
+                wrote = true
             case .send(let notifications):
                 for notification in notifications {
                     send(.notification(notification.linkNotification), context: context, flush: false)

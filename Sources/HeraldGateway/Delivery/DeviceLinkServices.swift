@@ -14,6 +14,8 @@ final class DeviceLinkServices: Sendable {
     let hub: DeviceHub
     let recorder: DeliveryRecorder
     let directory: Directory
+    /// Announces retired tokens, this link's own unregistrations among them.
+    let retirements: RetirementFeed?
     let clock: any WallClock
     let metrics: GatewayMetrics
     let logger: Logger
@@ -22,8 +24,10 @@ final class DeviceLinkServices: Sendable {
 
     init(
         configuration: GatewayConfiguration, store: any Store, hub: DeviceHub, recorder: DeliveryRecorder,
-        directory: Directory, clock: any WallClock, metrics: GatewayMetrics, logger: Logger, events: DeliveryEvents = DeliveryEvents()
+        directory: Directory, retirements: RetirementFeed? = nil, clock: any WallClock, metrics: GatewayMetrics, logger: Logger,
+        events: DeliveryEvents = DeliveryEvents()
     ) {
+        self.retirements = retirements
         self.configuration = configuration
         self.store = store
         self.hub = hub
@@ -74,11 +78,13 @@ final class DeviceLinkServices: Sendable {
                 return .error(reason: "NotRegistered", message: "this device has no registration for \(topic)", topic: topic)
             }
             let now = clock.now()
+            // The answer below tells the device; the feed announces it to the console (and to no one else here).
+            hub.answeredRetirement(of: device.token)
             _ = try await store.retireDevice(device.token, as: .unregistered, at: now)
-            events.publish { [DeliveryEvents.unregistered(token: device.token, topic: topic, at: now)] }
             device.retiredAt = now
             device.retirement = .unregistered
             directory.remember(device)
+            await retirements?.check()
             return .unregistered(topic: topic, deviceToken: device.token.hex)
         default:
             preconditionFailure("\(request.typeName) is not a request")
