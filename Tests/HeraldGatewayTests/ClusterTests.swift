@@ -213,6 +213,19 @@ import Testing
         try await cluster.stop()
     }
 
+    /// Retired on one node, told by the node the device is linked to, and announced on every node's event stream.
+    @Test func aTokenRetiredOnOneNodeIsToldToItsDeviceOnAnother() async throws {
+        let cluster = try await Cluster.start(nodes: 2)
+        let events = try await RetirementTests.Events(cluster.nodes[0])
+        let (device, token) = try await cluster.device(on: 1)
+        let answer = try await AdminClient(gateway: cluster.nodes[0]).request("POST", "/v1/tokens/\(token)/unregister", body: "{}")
+        #expect(answer.status == 200)
+        #expect(try await device.next() == .unregistered(topic: TestGateway.topic, deviceToken: token))
+        #expect(try await events.unregistered(of: token)["reason"]?.stringValue == "unregistered")
+        await device.leave()
+        try await cluster.stop()
+    }
+
     @Test func everyNodeSharesOneAdminTokenAndOneCertificateAuthority() async throws {
         let cluster = try await Cluster.start()
         let tokens = Set(cluster.nodes.map(\.gateway.adminToken))
