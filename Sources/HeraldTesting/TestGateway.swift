@@ -61,7 +61,6 @@ public final class TestGateway: Sendable {
         configuration.consolePort = 0
         configuration.devicePort = 0
         configuration.directoryTimeToLive = .zero
-        configuration.retirementInterval = .milliseconds(50)
         configuration.shutdownGracePeriod = .seconds(5)
         // Tests hold raw connections (and the console's client) longer than 20 s before their first request when the
         // parallel run loads the machine; the unused-connection rule has tests of its own on virtual time.

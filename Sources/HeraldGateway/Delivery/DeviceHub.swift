@@ -54,9 +54,10 @@ final class DeviceHub: Sendable {
         for (link, notification) in byLink { link.offer(notification) }
     }
 
-    /// Notes that the device that holds `token` asked for its retirement and was answered (`unregistered`).
-    func answeredRetirement(of token: DeviceToken) {
-        answeredRetirements.withLock { _ = $0.insert(token) }
+    /// Notes that the device that holds `token` asked for its retirement and is answered (`unregistered`), or, with
+    /// `false`, that the retirement failed after all.
+    func answeredRetirement(of token: DeviceToken, _ answered: Bool) {
+        answeredRetirements.withLock { if answered { $0.insert(token) } else { $0.remove(token) } }
     }
 
     /// Tells the device that held a retired token, when it is linked here and did not ask for the retirement itself:

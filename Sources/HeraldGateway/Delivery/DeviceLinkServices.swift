@@ -79,8 +79,13 @@ final class DeviceLinkServices: Sendable {
             }
             let now = clock.now()
             // The answer below tells the device; the feed announces it to the console (and to no one else here).
-            hub.answeredRetirement(of: device.token)
-            _ = try await store.retireDevice(device.token, as: .unregistered, at: now)
+            hub.answeredRetirement(of: device.token, true)
+            do {
+                _ = try await store.retireDevice(device.token, as: .unregistered, at: now)
+            } catch {
+                hub.answeredRetirement(of: device.token, false)
+                throw error
+            }
             device.retiredAt = now
             device.retirement = .unregistered
             directory.remember(device)

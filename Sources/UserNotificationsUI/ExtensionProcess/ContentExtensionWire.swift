@@ -7,7 +7,8 @@ package import UserNotifications
 /// `{"response": {"actionIdentifier":…, "userText":…}}`, `{"click": N}` (the view's button number N) and
 /// `{"media": "play"|"pause"}`. Extension → daemon: one JSON object per line, on the descriptor
 /// `HERALD_CONTENT_EXTENSION_FD` names (the daemon passes 3; standard output when run by hand): after each input the view as it is now,
-/// `{"view": ViewSnapshot, "title":…, "preferredContentSize": {"width":…, "height":…}}` (the size only when the controller set one); after a response `{"completion": 0|1|2}` (UNNotificationContentExtensionResponseOption);
+/// `{"view": ViewSnapshot, "title":…, "preferredContentSize": {"width":…, "height":…}}` (the size only when the controller
+/// set one); after a response `{"completion": 0|1|2}` (UNNotificationContentExtensionResponseOption);
 /// what the extension asks through its context, `{"context": "mediaPlayingStarted"|…}`; and its actions, when it sets
 /// them, `{"actions": [ActionRecord]}`. Everything it prints is its log.
 package enum ContentExtensionWire {
