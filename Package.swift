@@ -144,6 +144,8 @@ let package = Package(
         .target(name: "HeraldDBus", dependencies: ["CSystemd"]),
         // glibc's posix_spawn extensions (chdir, closefrom) for ChildProcess; Swift's Glibc module hides them.
         .target(name: "CSpawn"),
+        // ChildProcess: programs started with posix_spawn in a process group of their own, for the daemon, tools and tests.
+        .target(name: "HeraldSpawn", dependencies: ["CSpawn"]),
         // Apple's API for apps and extensions, the in-process engine for local notifications, and the client of the
         // device daemon's socket. Nothing of the gateway link, TLS or the presenters.
         .target(
@@ -169,7 +171,7 @@ let package = Package(
                 "HeraldWire",
                 "HeraldTLS",
                 "CoreLocation",
-                "CSpawn",
+                "HeraldSpawn",
                 "HeraldDBus",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -228,6 +230,9 @@ let package = Package(
                 "HeraldDevice",
                 "HeraldDBus",
                 "HeraldTesting",
+                "HeraldGatewayTesting",
+                "HeraldDesktopTesting",
+                "HeraldSpawn",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -240,25 +245,34 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
             ]
         ),
+        // What tests share, in four parts so that each test target builds only what it tests: temporary paths, a manual
+        // clock, fixtures and the store conformance suites; a live gateway and device; PostgreSQL servers and databases;
+        // a private session bus and a scripted notification server.
         .target(
             name: "HeraldTesting",
+            dependencies: ["HeraldWire", "HeraldStore", .product(name: "Logging", package: "swift-log")]
+        ),
+        .target(
+            name: "HeraldGatewayTesting",
             dependencies: [
-                "HeraldWire",
-                "HeraldDBus",
-                "HeraldDevice",
-                "HeraldClient",
-                "HeraldStore",
-                "HeraldPostgres",
-                "HeraldGateway",
+                "HeraldTesting", "HeraldWire", "HeraldStore", "HeraldGateway", "HeraldClient",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             ]
         ),
+        .target(
+            name: "HeraldPostgresTesting",
+            dependencies: [
+                "HeraldTesting", "HeraldPostgres", "HeraldStore", "HeraldSpawn",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(name: "HeraldDesktopTesting", dependencies: ["HeraldTesting", "HeraldDBus", "HeraldSpawn"]),
         .testTarget(
             name: "HeraldWireTests",
             dependencies: ["HeraldWire", .product(name: "Crypto", package: "swift-crypto")]
@@ -271,9 +285,7 @@ let package = Package(
         .testTarget(
             name: "HeraldPostgresTests",
             dependencies: [
-                "HeraldPostgres", "HeraldStore", "HeraldTesting", "HeraldWire",
-                // ChildProcess, to stop and start a server of a test's own.
-                "HeraldDevice",
+                "HeraldPostgres", "HeraldStore", "HeraldTesting", "HeraldPostgresTesting", "HeraldWire",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -283,7 +295,8 @@ let package = Package(
         .testTarget(
             name: "HeraldGatewayTests",
             dependencies: [
-                "HeraldGateway", "HeraldTesting", "HeraldStore", "HeraldPostgres", "HeraldClient", "HeraldWire", "HeraldTLS", "UserNotifications",
+                "HeraldGateway", "HeraldTesting", "HeraldGatewayTesting", "HeraldPostgresTesting", "HeraldSpawn", "HeraldStore", "HeraldPostgres",
+                "HeraldClient", "HeraldWire", "HeraldTLS", "UserNotifications",
                 "HeraldDevice",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -308,8 +321,18 @@ let package = Package(
         .testTarget(
             name: "HeraldDeviceTests",
             dependencies: [
-                "HeraldDevice", "HeraldDBus", "UserNotifications", "UserNotificationsUI", "HeraldWire", "HeraldTesting",
+                "HeraldDevice", "HeraldDBus", "HeraldSpawn", "UserNotifications", "UserNotificationsUI", "HeraldWire", "HeraldTesting",
+                "HeraldDesktopTesting",
                 .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        // The fuzz targets' checks (FuzzChecks is a link to Fuzz/Sources/FuzzChecks) over their seed corpora.
+        .testTarget(
+            name: "FuzzCorpusTests",
+            dependencies: [
+                "HeraldWire", "UserNotifications", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"), .product(name: "NIOHTTP2", package: "swift-nio-http2"),
             ]
         ),
         // The same API used as iOS apps use it, compiled in the Swift 5 language mode.
@@ -321,7 +344,7 @@ let package = Package(
         .testTarget(
             name: "HeraldClientTests",
             dependencies: [
-                "HeraldClient", "HeraldTesting", "HeraldWire", "HeraldGateway", "HeraldStore", "HeraldDevice",
+                "HeraldClient", "HeraldTesting", "HeraldGatewayTesting", "HeraldSpawn", "HeraldWire", "HeraldGateway", "HeraldStore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -334,7 +357,8 @@ let package = Package(
         .testTarget(
             name: "HeraldCLITests",
             dependencies: [
-                "HeraldCLI", "HeraldTesting", "HeraldStore", "HeraldWire", "HeraldClient", "HeraldGateway", "UserNotifications", "HeraldDevice",
+                "HeraldCLI", "HeraldTesting", "HeraldGatewayTesting", "HeraldPostgresTesting", "HeraldDesktopTesting", "HeraldSpawn", "HeraldStore",
+                "HeraldWire", "HeraldClient", "HeraldGateway", "UserNotifications", "HeraldDevice",
                 "HeraldDBus", "HeraldPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "X509", package: "swift-certificates"),

@@ -23,25 +23,21 @@ let package = Package(
     targets: [
         .target(name: "CFuzzerDriver"),
         .target(name: "FuzzSupport", dependencies: ["CFuzzerDriver"]),
-        fuzzTarget("FuzzJSON", [wire]),
-        fuzzTarget("FuzzPayload", [wire]),
-        fuzzTarget("FuzzProviderToken", [wire, .product(name: "Crypto", package: "swift-crypto")]),
-        fuzzTarget("FuzzDeviceLink", [wire]),
-        fuzzTarget("FuzzSimulatorPushFile", [wire]),
-        fuzzTarget(
-            "FuzzRequestHeaders",
-            [.product(name: "NIOHPACK", package: "swift-nio-http2"), .product(name: "NIOHTTP2", package: "swift-nio-http2")]
-        ),
-        fuzzTarget(
-            "FuzzDaemonSocket",
-            [
-                wire, userNotifications, .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOEmbedded", package: "swift-nio"),
+        // Each target's check, as a library: the root package's FuzzCorpusTests replay the corpora through the same
+        // files (Tests/FuzzCorpusTests/FuzzChecks is a link to this folder), so CI needs no instrumented build.
+        .target(
+            name: "FuzzChecks",
+            dependencies: [
+                wire, userNotifications, .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"), .product(name: "NIOHTTP2", package: "swift-nio-http2"),
             ]
         ),
-        fuzzTarget("FuzzAttachments", [userNotifications]),
-        fuzzTarget("FuzzInfoPlist", [wire, userNotifications]),
     ]
+        + [
+            "FuzzJSON", "FuzzPayload", "FuzzProviderToken", "FuzzDeviceLink", "FuzzSimulatorPushFile", "FuzzRequestHeaders",
+            "FuzzDaemonSocket", "FuzzAttachments", "FuzzInfoPlist",
+        ].map { .executableTarget(name: $0, dependencies: ["FuzzSupport", "FuzzChecks"]) }
 )
 
 for target in package.targets {
@@ -52,11 +48,4 @@ for target in package.targets {
         .enableUpcomingFeature("InternalImportsByDefault"),
     ])
     target.swiftSettings = settings
-}
-
-/// One libFuzzer target: `Sources/NAME/main.swift` runs `FuzzDriver.run` on its `testOneInput`.
-/// Debug builds make the root's modules testable, so targets reach their `package` and internal symbols with
-/// `@testable import`.
-func fuzzTarget(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
-    .executableTarget(name: name, dependencies: ["FuzzSupport"] + dependencies)
 }

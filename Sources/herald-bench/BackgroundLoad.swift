@@ -1,5 +1,6 @@
 import Foundation
 import HeraldDevice
+import HeraldSpawn
 import UserNotifications
 
 /// h2load (nghttp2's C load generator) as a subprocess sending the bulk of a load at a fixed rate, so that on a

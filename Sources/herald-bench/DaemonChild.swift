@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HeraldDevice
+import HeraldSpawn
 import HeraldWire
 
 /// `herald device --json` run by a benchmark: where it is and what it serves.

@@ -2,7 +2,9 @@ import ArgumentParser
 import Foundation
 import HeraldClient
 import HeraldDBus
+import HeraldDesktopTesting
 import HeraldDevice
+import HeraldSpawn
 import HeraldTesting
 import HeraldWire
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HeraldGateway
+import HeraldGatewayTesting
 import HeraldStore
 import HeraldTesting
 import HeraldWire

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HeraldClient
 import HeraldDevice
+import HeraldSpawn
 import HeraldWire
 import Synchronization
 import UserNotifications

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldDevice
+import HeraldSpawn
 import HeraldTesting
 
 /// The built `herald` binary as a child process, its output going to files. Every wait polls with

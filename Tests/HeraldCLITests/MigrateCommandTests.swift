@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeraldPostgresTesting
 import HeraldTesting
 import Testing
 

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import HeraldPostgres
+import HeraldPostgresTesting
 import HeraldStore
 import HeraldTesting
 import HeraldWire

@@ -1,7 +1,8 @@
 import Foundation
 import HeraldClient
-import HeraldDevice
 import HeraldGateway
+import HeraldGatewayTesting
+import HeraldSpawn
 import HeraldStore
 import HeraldTesting
 import HeraldWire

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldSpawn
 import HeraldTesting
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldDBus
+import HeraldDesktopTesting
 import HeraldTesting
 import Synchronization
 import Testing

@@ -2,7 +2,9 @@ import Foundation
 import FoundationNetworking
 import HeraldClient
 import HeraldGateway
+import HeraldGatewayTesting
 import HeraldPostgres
+import HeraldPostgresTesting
 import HeraldStore
 import HeraldTesting
 import HeraldWire

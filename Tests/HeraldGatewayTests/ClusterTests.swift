@@ -2,7 +2,9 @@ import Crypto
 import Foundation
 import HeraldClient
 import HeraldGateway
+import HeraldGatewayTesting
 import HeraldPostgres
+import HeraldPostgresTesting
 import HeraldStore
 import HeraldTesting
 import HeraldWire

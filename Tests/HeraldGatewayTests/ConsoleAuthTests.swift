@@ -1,5 +1,6 @@
 import Foundation
 import HeraldGateway
+import HeraldGatewayTesting
 import HeraldTesting
 import Testing
 

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HeraldClient
 import HeraldGateway
+import HeraldGatewayTesting
 import HeraldStore
 import HeraldTesting
 import HeraldWire

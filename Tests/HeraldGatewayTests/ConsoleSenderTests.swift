@@ -1,6 +1,8 @@
 import Foundation
 import HeraldDevice
 import HeraldGateway
+import HeraldGatewayTesting
+import HeraldSpawn
 import HeraldStore
 import HeraldTesting
 import HeraldWire

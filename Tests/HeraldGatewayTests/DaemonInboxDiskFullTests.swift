@@ -3,6 +3,7 @@ import Foundation
 import HeraldClient
 import HeraldDevice
 import HeraldGateway
+import HeraldGatewayTesting
 import HeraldStore
 import HeraldTesting
 import HeraldWire

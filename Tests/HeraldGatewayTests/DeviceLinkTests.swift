@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HeraldClient
 import HeraldGateway
+import HeraldGatewayTesting
 import HeraldTesting
 import HeraldWire
 import NIOCore

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldClient
 import HeraldGateway
+import HeraldGatewayTesting
 import HeraldStore
 import HeraldTesting
 import HeraldWire

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldGateway
+import HeraldGatewayTesting
 import HeraldStore
 import HeraldTesting
 import HeraldWire

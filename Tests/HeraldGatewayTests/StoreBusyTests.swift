@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import HeraldClient
 import HeraldGateway
+import HeraldGatewayTesting
 import HeraldStore
 import HeraldTesting
 import HeraldWire

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldPostgresTesting
 import HeraldStore
 import HeraldTesting
 import HeraldWire

@@ -1,3 +1,4 @@
+import HeraldPostgresTesting
 import HeraldStore
 import HeraldTesting
 import PostgresNIO

@@ -1,4 +1,5 @@
 import HeraldPostgres
+import HeraldPostgresTesting
 import HeraldStore
 import HeraldTesting
 import Testing

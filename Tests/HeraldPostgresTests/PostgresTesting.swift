@@ -1,5 +1,6 @@
 import Foundation
 import HeraldPostgres
+import HeraldPostgresTesting
 import HeraldStore
 import HeraldTesting
 import Logging

@@ -22,4 +22,14 @@ public enum FuzzDriver {
     public static func fail(_ message: String) -> Never {
         fatalError(message)
     }
+
+    /// Runs `check` on the input; what it throws stops the run (``fail(_:)``).
+    public static func check(_ data: UnsafePointer<UInt8>?, _ size: Int, with check: ([UInt8]) throws -> Void) -> CInt {
+        do {
+            try check(bytes(data, size))
+        } catch {
+            fail("\(error)")
+        }
+        return 0
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldSpawn
 import Synchronization
 
 /// Starts an installed app's executable when something waits for it (a response, a background push) and it is

@@ -1,4 +1,5 @@
 package import Foundation
+package import HeraldSpawn
 import Synchronization
 package import UserNotifications
 package import UserNotificationsUI

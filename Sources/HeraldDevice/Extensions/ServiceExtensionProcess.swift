@@ -1,4 +1,5 @@
 import Foundation
+import HeraldSpawn
 import Synchronization
 
 #if canImport(Glibc)

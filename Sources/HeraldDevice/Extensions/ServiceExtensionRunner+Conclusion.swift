@@ -1,4 +1,5 @@
 import Foundation
+import HeraldSpawn
 import UserNotifications
 
 #if canImport(Glibc)

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldClient
 import HeraldGateway
+import HeraldGatewayTesting
 import HeraldTesting
 import HeraldWire
 import Testing

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import HeraldClient
 import HeraldDevice
+import HeraldSpawn
 import HeraldWire
 import Testing
 import UserNotifications

@@ -2,6 +2,8 @@ import Foundation
 import HeraldClient
 import HeraldDevice
 import HeraldGateway
+import HeraldGatewayTesting
+import HeraldSpawn
 import HeraldTesting
 import HeraldWire
 import Testing

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HeraldClient
 import HeraldDBus
+import HeraldDesktopTesting
 import HeraldTesting
 import HeraldWire
 import Testing

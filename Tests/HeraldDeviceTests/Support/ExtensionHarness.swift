@@ -1,5 +1,6 @@
 import Foundation
 import HeraldDevice
+import HeraldSpawn
 import HeraldTesting
 import UserNotifications
 

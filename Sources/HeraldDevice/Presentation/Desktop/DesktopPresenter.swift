@@ -1,5 +1,6 @@
 package import Foundation
 import HeraldDBus
+import HeraldSpawn
 import UserNotifications
 
 /// Notifications as bubbles of the desktop's notification server (`org.freedesktop.Notifications` on the session

@@ -3,6 +3,7 @@ public import Foundation
 public import HeraldClient
 public import HeraldGateway
 public import HeraldStore
+public import HeraldTesting
 public import HeraldWire
 public import Logging
 import NIOCore

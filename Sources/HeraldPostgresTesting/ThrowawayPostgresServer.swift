@@ -1,5 +1,6 @@
 import Foundation
-import HeraldDevice
+import HeraldSpawn
+import HeraldTesting
 
 /// A PostgreSQL server of a test's own (`scripts/postgres-test-server.sh`), which it may stop and start again: the
 /// shared test server must stay up for the other tests.

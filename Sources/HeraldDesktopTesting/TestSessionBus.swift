@@ -1,6 +1,7 @@
 import Foundation
 import HeraldDBus
-import HeraldDevice
+import HeraldSpawn
+import HeraldTesting
 import Synchronization
 
 /// A D-Bus session bus of the test's own: a `dbus-daemon --session` (Debian `dbus-daemon`) listening on a socket in

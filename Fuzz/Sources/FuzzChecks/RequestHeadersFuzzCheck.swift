@@ -1,0 +1,26 @@
+import NIOHPACK
+
+@testable import NIOHTTP2
+
+/// Differential: the gateway's RequestHeaderBlock (compiled here from its own source file) against swift-nio-http2's
+/// header block validation, which the provider API switches off for it. The input is a header list (HeaderInput);
+/// any block one accepts and the other refuses is a bug, or a choice docs/reliability.md lists (HeaderReference).
+package enum RequestHeadersFuzzCheck {
+    package static func run(_ bytes: [UInt8]) throws(FuzzFinding) {
+        let input = HeaderInput(bytes)
+        let headers = HPACKHeaders(input.fields)
+        let ours: Bool
+        let reference: Bool
+        if input.isTrailers {
+            ours = RequestHeaderBlock.isWellFormedTrailers(headers)
+            reference = (try? headers.validateTrailersBlock()) != nil
+        } else {
+            ours = RequestHeaderBlock.isWellFormed(headers)
+            reference = (try? headers.validateRequestBlock(supportsExtendedConnect: false)) != nil
+        }
+        if ours != reference, !HeaderReference.isDocumentedDifference(input.fields, isTrailers: input.isTrailers) {
+            let kind = input.isTrailers ? "trailers" : "request block"
+            throw FuzzFinding("\(kind) \(input.fields): RequestHeaderBlock says \(ours), NIOHTTP2 says \(reference)")
+        }
+    }
+}
