@@ -88,6 +88,22 @@ let package = Package(
             ]
         ),
         .target(
+            name: "HeraldClient",
+            dependencies: [
+                "HeraldWire",
+                "HeraldTLS",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+            ]
+        ),
+        .target(
             name: "HeraldGateway",
             dependencies: [
                 "HeraldWire",
@@ -118,22 +134,6 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
             ],
             resources: [.copy("Console/Assets")]
-        ),
-        .target(
-            name: "HeraldClient",
-            dependencies: [
-                "HeraldWire",
-                "HeraldTLS",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
-                .product(name: "NIOHPACK", package: "swift-nio-http2"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOTLS", package: "swift-nio"),
-            ]
         ),
         // Apple-named location types, so `import CoreLocation` compiles as on iOS (regions for location triggers).
         .target(name: "CoreLocation"),
@@ -217,34 +217,6 @@ let package = Package(
                 "HeraldCLI", .product(name: "Logging", package: "swift-log"), .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .executableTarget(
-            name: "herald-bench",
-            dependencies: [
-                "HeraldWire",
-                "HeraldTLS",
-                "HeraldStore",
-                "HeraldGateway",
-                "HeraldClient",
-                "UserNotifications",
-                "UserNotificationsUI",
-                "HeraldDevice",
-                "HeraldDBus",
-                "HeraldTesting",
-                "HeraldGatewayTesting",
-                "HeraldDesktopTesting",
-                "HeraldSpawn",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOWebSocket", package: "swift-nio"),
-            ]
-        ),
         // What tests share, in four parts so that each test target builds only what it tests: temporary paths, a manual
         // clock, fixtures and the store conformance suites; a live gateway and device; PostgreSQL servers and databases;
         // a private session bus and a scripted notification server.
@@ -273,6 +245,34 @@ let package = Package(
             ]
         ),
         .target(name: "HeraldDesktopTesting", dependencies: ["HeraldTesting", "HeraldDBus", "HeraldSpawn"]),
+        .executableTarget(
+            name: "herald-bench",
+            dependencies: [
+                "HeraldWire",
+                "HeraldTLS",
+                "HeraldStore",
+                "HeraldGateway",
+                "HeraldClient",
+                "UserNotifications",
+                "UserNotificationsUI",
+                "HeraldDevice",
+                "HeraldDBus",
+                "HeraldTesting",
+                "HeraldGatewayTesting",
+                "HeraldDesktopTesting",
+                "HeraldSpawn",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ]
+        ),
         .testTarget(
             name: "HeraldWireTests",
             dependencies: ["HeraldWire", .product(name: "Crypto", package: "swift-crypto")]
