@@ -24,7 +24,7 @@ TOKENS=${TOKENS:-50}
 PROVIDER_PORT=${PROVIDER_PORT:-13197}
 CONSOLE_PORT=${CONSOLE_PORT:-13080}
 
-root=$(cd "$(dirname "$0")/.." && pwd)
+source "$(dirname "$0")/lib.sh"
 command -v h2load >/dev/null || { echo "installing nghttp2-client" >&2; apt-get update -qq && apt-get install -y -qq nghttp2-client >/dev/null; }
 venv="$root/.bench-venv"
 if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import aioapns' 2>/dev/null; then
@@ -37,14 +37,7 @@ echo "building release herald" >&2
 (cd "$root" && swift build -c release --product herald >&2)
 herald="$root/.build/release/herald"
 
-work=$(mktemp -d /tmp/herald-bench-client.XXXXXX)
-gateway_pid=""
-cleanup() {
-  [ -n "$gateway_pid" ] && kill "$gateway_pid" 2>/dev/null || true
-  wait 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
+start_work bench-client
 
 data="$work/data"
 topic=com.example.bench
@@ -57,6 +50,7 @@ echo "$payload" > "$work/payload.json"
 "$herald" serve --data-dir "$data" --provider-port "$PROVIDER_PORT" --console-port "$CONSOLE_PORT" \
   --device-rate-limit 1000000 --quiet 2>"$work/gateway.log" &
 gateway_pid=$!
+stop_at_exit "$gateway_pid"
 for _ in $(seq 200); do curl -sf "http://127.0.0.1:$CONSOLE_PORT/healthz" >/dev/null && break; sleep 0.05; done
 
 send() { # send COUNT

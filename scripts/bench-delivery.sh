@@ -48,15 +48,8 @@ device_stack=()
 [ "$GATEWAY_LINK" = 1 ] && device_stack+=(--gateway-link)
 [ "$DEVICE_JOURNAL" = 1 ] && device_stack+=(--device-journal)
 
-root=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d /tmp/herald-delivery.XXXXXX)
-gateway_pid=""
-cleanup() {
-  [ -n "$gateway_pid" ] && kill "$gateway_pid" 2>/dev/null || true
-  wait 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
+source "$(dirname "$0")/lib.sh"
+start_work delivery
 
 echo "building release herald and herald-bench" >&2
 (cd "$root" && swift build -c release --product herald && swift build -c release --product herald-bench) >"$work/build.log" 2>&1 \
@@ -86,6 +79,7 @@ jwt=$("$herald" jwt --p8 "$work/key.p8" --key-id BENCHKEY01 --team-id BENCHTEAM1
 "$herald" serve --data-dir "$data" --host "$host" --provider-port "$PROVIDER_PORT" --device-port "$DEVICE_PORT" \
   --console-port "$CONSOLE_PORT" --device-rate-limit 1000000 "${plaintext[@]}" --quiet 2>"$work/gateway.log" &
 gateway_pid=$!
+stop_at_exit "$gateway_pid"
 for _ in $(seq 200); do curl -sf "http://127.0.0.1:$CONSOLE_PORT/healthz" >/dev/null && break; sleep 0.05; done
 
 common=(--provider "$scheme://localhost:$PROVIDER_PORT" --ca "$data/tls/ca.pem" --jwt "$jwt" --topic "$TOPIC")

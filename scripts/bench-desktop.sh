@@ -24,15 +24,8 @@ DEVICE_PORT=${DEVICE_PORT:-15323}
 CONSOLE_PORT=${CONSOLE_PORT:-15180}
 TOPIC=com.example.podcast
 
-root=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d /tmp/herald-desktop.XXXXXX)
-gateway_pid=""
-cleanup() {
-  [ -n "$gateway_pid" ] && kill "$gateway_pid" 2>/dev/null || true
-  wait 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
+source "$(dirname "$0")/lib.sh"
+start_work desktop
 
 command -v dbus-daemon >/dev/null || { echo "dbus-daemon is missing (Debian: apt-get install dbus-daemon)" >&2; exit 1; }
 
@@ -48,6 +41,7 @@ jwt=$("$bin/herald" jwt --p8 "$work/key.p8" --key-id BENCHKEY01 --team-id BENCHT
 "$bin/herald" serve --data-dir "$data" --provider-port "$PROVIDER_PORT" --device-port "$DEVICE_PORT" \
   --console-port "$CONSOLE_PORT" --quiet 2>"$work/gateway.log" &
 gateway_pid=$!
+stop_at_exit "$gateway_pid"
 for _ in $(seq 200); do curl -sf "http://127.0.0.1:$CONSOLE_PORT/healthz" >/dev/null && break; sleep 0.05; done
 
 "$bin/herald" apps install "$root/Examples/Podcast/Podcast.app" --executable-dir "$bin" --data-dir "$device" >/dev/null

@@ -24,7 +24,7 @@ PROVIDER_PORT=${PROVIDER_PORT:-12197}
 CONSOLE_PORT=${CONSOLE_PORT:-18080}
 NGINX_PORT=${NGINX_PORT:-12443}
 
-root=$(cd "$(dirname "$0")/.." && pwd)
+source "$(dirname "$0")/lib.sh"
 need=()
 command -v h2load >/dev/null || need+=(nghttp2-client)
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx)
@@ -37,15 +37,8 @@ NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 (cd "$root" && swift build -c release --product herald >&2)
 herald="$root/.build/release/herald"
 
-work=$(mktemp -d /tmp/herald-bench.XXXXXX)
+start_work bench
 chmod 755 "$work"
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
 
 data="$work/data"
 "$herald" keys create --data-dir "$data" --team-id BENCHTEAM1 --key-id BENCHKEY01 --out "$work/key.p8" >/dev/null
@@ -56,7 +49,8 @@ jwt=$("$herald" jwt --p8 "$work/key.p8" --key-id BENCHKEY01 --team-id BENCHTEAM1
 echo '{"aps":{"alert":{"title":"Benchmark","body":"Hello from h2load"},"badge":1,"sound":"default"},"id":42}' > "$work/payload.json"
 
 "$herald" serve --data-dir "$data" --provider-port "$PROVIDER_PORT" --console-port "$CONSOLE_PORT" --quiet 2>"$work/herald.log" &
-pids+=($!)
+herald_pid=$!
+stop_at_exit "$herald_pid"
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$CONSOLE_PORT/healthz" >/dev/null && break; sleep 0.1; done
 
 load() { # load URI-FILE|URI [extra h2load flags...]
@@ -90,7 +84,7 @@ http {
 }
 CONF
 "$NGINX" -c "$work/nginx.conf" -g 'daemon off;' &
-pids+=($!)
+stop_at_exit $!
 nginx_uri="https://localhost:$NGINX_PORT/3/device/x"
 sleep 1
 
@@ -98,9 +92,9 @@ warm_ok=$(load "$work/uris" -n 20000 | ok_of)     # warm up: connections, caches
 load "$nginx_uri" -n 20000 >/dev/null
 herald_rates=() nginx_rates=() herald_ok=0 herald_ticks=0
 for _ in $(seq "$ROUNDS"); do
-  ticks_before=$(cpu_ticks "${pids[0]}")
+  ticks_before=$(cpu_ticks "$herald_pid")
   herald_out=$(load "$work/uris" -n "$REQUESTS")
-  ticks_after=$(cpu_ticks "${pids[0]}")
+  ticks_after=$(cpu_ticks "$herald_pid")
   herald_rates+=("$(rate_of <<<"$herald_out")")
   herald_ok=$((herald_ok + $(ok_of <<<"$herald_out")))
   herald_ticks=$((herald_ticks + ticks_after - ticks_before))

@@ -19,15 +19,8 @@ DEVICE_PORT=${DEVICE_PORT:-15223}
 CONSOLE_PORT=${CONSOLE_PORT:-15080}
 TOPIC=com.example.podcast
 
-root=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d /tmp/herald-presented.XXXXXX)
-gateway_pid=""
-cleanup() {
-  [ -n "$gateway_pid" ] && kill "$gateway_pid" 2>/dev/null || true
-  wait 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
+source "$(dirname "$0")/lib.sh"
+start_work presented
 
 echo "building release herald, herald-bench and the podcast example" >&2
 (cd "$root" && for product in herald herald-bench PodcastApp PodcastServiceExtension; do swift build -c release --product "$product" || exit 1; done) \
@@ -41,6 +34,7 @@ jwt=$("$bin/herald" jwt --p8 "$work/key.p8" --key-id BENCHKEY01 --team-id BENCHT
 "$bin/herald" serve --data-dir "$data" --provider-port "$PROVIDER_PORT" --device-port "$DEVICE_PORT" \
   --console-port "$CONSOLE_PORT" --quiet 2>"$work/gateway.log" &
 gateway_pid=$!
+stop_at_exit "$gateway_pid"
 for _ in $(seq 200); do curl -sf "http://127.0.0.1:$CONSOLE_PORT/healthz" >/dev/null && break; sleep 0.05; done
 
 "$bin/herald" apps install "$root/Examples/Podcast/Podcast.app" --executable-dir "$bin" --data-dir "$device" >/dev/null

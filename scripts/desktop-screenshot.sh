@@ -11,7 +11,7 @@
 # directory and stops at the end.
 set -euo pipefail
 
-root=$(cd "$(dirname "$0")/.." && pwd)
+source "$(dirname "$0")/lib.sh"
 out=$(realpath -m "${1:-$root/docs/images/desktop-notification.png}")
 
 need=()
@@ -28,14 +28,7 @@ swift build --product PodcastApp >/dev/null
 swift build --product PodcastServiceExtension >/dev/null
 bin=$(swift build --show-bin-path)
 
-work=$(mktemp -d /tmp/herald-desktop.XXXXXX)
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
+start_work desktop
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 wait_for() { # wait_for SECONDS COMMAND...: until COMMAND succeeds
@@ -49,12 +42,12 @@ wait_for() { # wait_for SECONDS COMMAND...: until COMMAND succeeds
 # The desktop: a screen, a session bus, a notification server.
 display=:$((RANDOM % 400 + 100))
 Xvfb "$display" -screen 0 720x200x24 -nolisten tcp &
-pids+=($!)
+stop_at_exit $!
 export DISPLAY=$display
 wait_for 10 test -e "/tmp/.X11-unix/X${display#:}"
 command -v xsetroot >/dev/null && xsetroot -solid '#d8dee9'
 dbus-daemon --session --nofork --nopidfile --address="unix:path=$work/bus" 2>/dev/null &
-pids+=($!)
+stop_at_exit $!
 export DBUS_SESSION_BUS_ADDRESS="unix:path=$work/bus"
 wait_for 10 test -S "$work/bus"
 cat >"$work/dunstrc" <<'EOF'
@@ -87,7 +80,7 @@ cat >"$work/dunstrc" <<'EOF'
     timeout = 0
 EOF
 dunst -config "$work/dunstrc" 2>"$work/dunst.log" &
-pids+=($!)
+stop_at_exit $!
 wait_for 10 dbus-send --session --dest=org.freedesktop.Notifications --print-reply /org/freedesktop/Notifications \
   org.freedesktop.Notifications.GetServerInformation
 
@@ -95,7 +88,7 @@ wait_for 10 dbus-send --session --dest=org.freedesktop.Notifications --print-rep
 provider_port=$(free_port) device_port=$(free_port) console_port=$(free_port)
 "$bin/herald" serve --data-dir "$work/gateway" --provider-port "$provider_port" --device-port "$device_port" \
   --console-port "$console_port" >"$work/serve.log" 2>&1 &
-pids+=($!)
+stop_at_exit $!
 wait_for 30 test -s "$work/gateway/tls/ca.pem"
 "$bin/herald" keys create --data-dir "$work/gateway" --team-id TEAM123456 --key-id KEY1234567 \
   --topic com.example.podcast --out "$work/key.p8" >/dev/null
@@ -109,7 +102,7 @@ convert -size 128x128 radial-gradient:'#b48ead-#5e81ac' -fill white -font DejaVu
 # The device daemon on the desktop; the app runs once (its categories: Listen, Later) and says its token.
 "$bin/herald" device --gateway "https://localhost:$device_port" --ca "$work/gateway/tls/ca.pem" \
   --data-dir "$work/device" --presenter desktop --json >"$work/device.log" 2>"$work/device.err" &
-pids+=($!)
+stop_at_exit $!
 wait_for 30 grep -q '"registered"' "$work/device.log"
 token=$(grep '"registered"' "$work/device.log" | head -1 | sed 's/.*"deviceToken":"\([0-9a-f]*\)".*/\1/')
 HERALD_DATA_DIR="$work/device" PODCAST_LIFETIME=0 "$bin/PodcastApp" >/dev/null

@@ -6,8 +6,8 @@ cd "$(dirname "$0")/.."
 # The build itself needs only the toolchain image (libsqlite3-dev and zlib1g-dev are in it; listed for a machine
 # without). dbus-daemon runs the desktop tests' session bus; chromium, chromium-driver and python3-selenium drive the
 # console's and the device's pages in a real browser (Tests/Browser); postgresql is the server the PostgreSQL store's
-# tests run against (a throwaway one, below).
-packages=(libsqlite3-dev zlib1g-dev dbus-daemon chromium chromium-driver python3-selenium curl postgresql)
+# tests run against (a throwaway one, below); nodejs checks the pages' scripts parse.
+packages=(libsqlite3-dev zlib1g-dev dbus-daemon chromium chromium-driver python3-selenium curl postgresql nodejs)
 missing=()
 for package in "${packages[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
@@ -30,6 +30,11 @@ swift format lint --strict --parallel -r Sources Tests Examples Package.swift Fu
 scripts/check-build-needs.sh
 scripts/check-modules.py
 scripts/check-doc-links.py
+# The pages' scripts parse as the modules browsers load (nodejs, syntax only). Debian's eslint (6.4) is older than the
+# syntax they use (top-level await, `??=`) and Debian packages no CSS linter.
+for script in Sources/*/Assets/*.js Sources/*/*/Assets/*.js; do
+  node --input-type=module --check <"$script" || { echo "$script does not parse" >&2; exit 1; }
+done
 phase "build"
 swift build --build-tests
 # A throwaway PostgreSQL server for the PostgreSQL store's tests (each makes a database of its own on it), removed on

@@ -13,3 +13,11 @@ export function el(tag, attributes = {}, ...children) {
   node.append(...children.filter((child) => child !== undefined && child !== null));
   return node;
 }
+
+/// When a notification arrived, as iOS writes it on a card: "now", "5m ago", else the time of day.
+export function timeOf(milliseconds) {
+  const seconds = Math.round((Date.now() - milliseconds) / 1000);
+  if (seconds < 60) return "now";
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m ago`;
+  return new Date(milliseconds).toLocaleTimeString(undefined, { hour: "numeric", minute: "2-digit" });
+}

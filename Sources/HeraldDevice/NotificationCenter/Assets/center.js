@@ -2,7 +2,7 @@
 // one expands it as a long press does on iOS: its app's content extension runs in the daemon and draws here (its view
 // arrives as a tree, drawn below), the person's clicks and actions go to it, and what it answers decides whether the
 // view stays, closes, or closes and the app hears of the action. Everything travels on one WebSocket (`live`).
-import { el } from "./elements.js";
+import { el, timeOf } from "./elements.js";
 
 const defaultAction = "com.apple.UNNotificationDefaultActionIdentifier";
 const dismissAction = "com.apple.UNNotificationDismissActionIdentifier";
@@ -80,12 +80,6 @@ function receive(message) {
 }
 
 // ---- the list ----
-function timeOf(milliseconds) {
-  const seconds = Math.round((Date.now() - milliseconds) / 1000);
-  if (seconds < 60) return "now";
-  if (seconds < 3600) return `${Math.floor(seconds / 60)}m ago`;
-  return new Date(milliseconds).toLocaleTimeString(undefined, { hour: "numeric", minute: "2-digit" });
-}
 
 function header(notification, title) {
   return el("header", {},

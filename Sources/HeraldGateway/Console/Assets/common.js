@@ -1,8 +1,8 @@
 // What every console page shares: the session (its CSRF token), the JSON API helper, element building and the
 // header with the pages' navigation. A page imports it and fills its own <main>.
-import { el } from "/assets/elements.js";
+import { el, timeOf } from "/assets/elements.js";
 
-export { el };
+export { el, timeOf };
 export const session = await (await fetch("/v1/session")).json();
 
 const pages = [

@@ -3,7 +3,7 @@
 // gateway relays to its device port) and speaks the device link like `herald device`: it signs the challenge,
 // registers apps, acknowledges each notification once it is kept, drops duplicates by apns-id, and reports what the
 // person does with a card as a response.
-import { el } from "/assets/common.js";
+import { el, timeOf } from "/assets/common.js";
 
 const field = (id) => document.getElementById(id);
 const appsKey = "herald.device.apps";
@@ -182,13 +182,6 @@ function cardOf(notification) {
     category: aps.category,
     image: typeof image === "string" && (image.startsWith("data:image/") || image.startsWith("/")) ? image : undefined,
   };
-}
-
-function timeOf(milliseconds) {
-  const seconds = Math.round((Date.now() - milliseconds) / 1000);
-  if (seconds < 60) return "now";
-  if (seconds < 3600) return `${Math.floor(seconds / 60)}m ago`;
-  return new Date(milliseconds).toLocaleTimeString(undefined, { hour: "numeric", minute: "2-digit" });
 }
 
 function show(card) {
