@@ -315,16 +315,17 @@ let package = Package(
             name: "UserNotificationsTests",
             dependencies: [
                 "UserNotifications", "UserNotificationsUI", "CoreLocation", "HeraldTesting", .product(name: "GRDB", package: "GRDB.swift"),
-            ],
-            exclude: ["Fixtures"]  // the daemon store of each past schema version, read by path
+            ]
         ),
         .testTarget(
             name: "HeraldDeviceTests",
             dependencies: [
                 "HeraldDevice", "HeraldDBus", "HeraldSpawn", "UserNotifications", "UserNotificationsUI", "HeraldWire", "HeraldTesting",
                 "HeraldDesktopTesting",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
-            ]
+            ],
+            exclude: ["Fixtures"]  // the daemon's store of each past schema version, read by path (DaemonStoreMigrationTests)
         ),
         // The fuzz targets' checks (FuzzChecks is a link to Fuzz/Sources/FuzzChecks) over their seed corpora.
         .testTarget(

@@ -49,7 +49,7 @@ struct DaemonInboxDiskFullTests {
         let disk = try SmallFilesystem(size: 2 << 20)
         defer { disk.unmount() }
         let gateway = try await TestGateway.start()
-        let inbox = try NotificationStore(path: disk.path + "/notifications.sqlite")
+        let inbox = try NotificationStore(path: disk.path + "/notifications.sqlite", owner: .daemonQueues)
         let key = P256.Signing.PrivateKey()
         let link = try GatewayLink(
             gateway: "https://localhost:\(try await gateway.gateway.devicePort())", caPath: gateway.caPath, key: key, journal: nil)

@@ -96,7 +96,7 @@ package final class DeviceDaemon: Sendable {
     ) throws {
         self.configuration = configuration
         let dataDirectory = configuration.dataDirectory
-        store = try NotificationStore(path: dataDirectory.appendingPathComponent("notifications.sqlite").path)
+        store = try NotificationStore(path: dataDirectory.appendingPathComponent("notifications.sqlite").path, owner: .daemonQueues)
         apps = InstalledApps(dataDirectory: dataDirectory)
         let (apps, store) = (self.apps, self.store)
         let app = { @Sendable (bundleID: String) in Presentation.App((try? apps.app(bundleID: bundleID)) ?? nil, bundleID: bundleID) }

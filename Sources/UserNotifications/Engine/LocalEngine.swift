@@ -248,7 +248,7 @@ package actor LocalEngine {
         for (fired, options) in batch {
             let settings = settingsOfApp[fired.bundleID] ?? SettingsRecord()
             let request = fired.notification.request
-            var completion = NotificationStore.Completion(bundleID: fired.bundleID, closingInbox: fired.apnsID)
+            var completion = NotificationStore.Completion(bundleID: fired.bundleID, remoteID: fired.apnsID)
             guard settings.allowsDelivery else {
                 attachments(fired.bundleID).release(request.content.attachments)
                 completions.append(completion)

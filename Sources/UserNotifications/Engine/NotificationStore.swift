@@ -1,10 +1,28 @@
 package import Foundation
-import GRDB
+package import GRDB
 
 /// The notification state of every app on the machine, in one SQLite file: pending requests with their next
 /// fire date, delivered notifications, categories, settings and badges. Keyed by bundle id.
 package final class NotificationStore: Sendable {
-    let database: DatabaseQueue
+    /// What a program that keeps tables of its own in the same file adds (the device daemon: its inbox and the events
+    /// waiting for apps): its migrations, run after the store's, and what it changes in the transaction that completes a
+    /// remote notification, so that completing and its own bookkeeping commit together.
+    package struct Owner: Sendable {
+        package var migrations: @Sendable (inout DatabaseMigrator) -> Void
+        package var remoteCompleted: @Sendable (_ apnsID: String, _ db: Database) throws -> Void
+
+        package init(
+            migrations: @escaping @Sendable (inout DatabaseMigrator) -> Void,
+            remoteCompleted: @escaping @Sendable (_ apnsID: String, _ db: Database) throws -> Void
+        ) {
+            self.migrations = migrations
+            self.remoteCompleted = remoteCompleted
+        }
+    }
+
+    /// The file, for an ``Owner``'s own queries.
+    package let database: DatabaseQueue
+    private let owner: Owner?
     /// Where the engine over this store runs (``LocalEngine`` is isolated to it): its calls block this thread only.
     package let executor: StoreExecutor
     /// Set when the file was unreadable and moved aside: where it went.
@@ -12,25 +30,28 @@ package final class NotificationStore: Sendable {
 
     /// Opens (creating) the store at `path`. A file that is not a readable SQLite database is moved aside to
     /// `PATH.corrupt-TIMESTAMP` — never deleted — and a fresh store is created; `movedAside` tells where.
-    /// - Parameter busyTimeout: How long a call waits while another process holds the file (then it fails: busy).
-    package init(path: String, busyTimeout: TimeInterval = 5) throws {
+    /// - Parameters:
+    ///   - busyTimeout: How long a call waits while another process holds the file (then it fails: busy).
+    ///   - owner: Tables of the caller's own in the same file (``Owner``).
+    package init(path: String, busyTimeout: TimeInterval = 5, owner: Owner? = nil) throws {
         executor = StoreExecutor(label: "herald.notification-store")
+        self.owner = owner
         try FileManager.default.createDirectory(
             at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true
         )
         do {
-            database = try Self.open(path, busyTimeout: busyTimeout)
+            database = try Self.open(path, busyTimeout: busyTimeout, owner: owner)
             movedAside = nil
         } catch let error as DatabaseError where [.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode) {
             let aside = path + ".corrupt-\(Int(Date().timeIntervalSince1970))"
             try FileManager.default.moveItem(atPath: path, toPath: aside)
             for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-            database = try Self.open(path, busyTimeout: busyTimeout)
+            database = try Self.open(path, busyTimeout: busyTimeout, owner: owner)
             movedAside = aside
         }
     }
 
-    private static func open(_ path: String, busyTimeout: TimeInterval) throws -> DatabaseQueue {
+    private static func open(_ path: String, busyTimeout: TimeInterval, owner: Owner?) throws -> DatabaseQueue {
         var configuration = Configuration()
         configuration.busyMode = .timeout(busyTimeout)
         // WAL with synchronous = NORMAL: a power cut may lose the last changes, never the file.
@@ -55,7 +76,7 @@ package final class NotificationStore: Sendable {
                         PRIMARY KEY (bundle_id, identifier));
                     """)
         }
-        registerDaemonTables(in: &migrator)
+        owner?.migrations(&migrator)
         try migrator.migrate(database)
         return database
     }
@@ -358,11 +379,12 @@ package final class NotificationStore: Sendable {
     }
 
     /// What completing one fired notification changes: the delivered list (`deliver`: added, replacing one with the
-    /// same identifier), a remote notification's inbox entry (`closingInbox`), the app's badge.
+    /// same identifier), the app's badge, and for a remote notification (`remoteID`, its apns-id) what the store's
+    /// ``Owner`` keeps for it.
     package struct Completion: Sendable {
         package var bundleID: String
         package var deliver: NotificationRecord?
-        package var closingInbox: String?
+        package var remoteID: String?
         package var badge: Int?
     }
 
@@ -377,7 +399,7 @@ package final class NotificationStore: Sendable {
             )
             var replaced: [NotificationRecord?] = []
             for (completion, text) in zip(completions, texts) {
-                if let apnsID = completion.closingInbox { try Self.closeInbox(apnsID, in: db) }
+                if let apnsID = completion.remoteID { try owner?.remoteCompleted(apnsID, db) }
                 if let notification = completion.deliver, let text {
                     let key: StatementArguments = [completion.bundleID, notification.request.identifier]
                     replaced.append(try String.fetchOne(find, arguments: key).map { try Self.decode(NotificationRecord.self, $0) })
@@ -449,13 +471,13 @@ package final class NotificationStore: Sendable {
         )
     }
 
-    static func encode(_ value: some Encodable) throws -> String {
+    package static func encode(_ value: some Encodable) throws -> String {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .secondsSince1970
         return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 
-    static func decode<Value: Decodable>(_ type: Value.Type, _ text: String) throws -> Value {
+    package static func decode<Value: Decodable>(_ type: Value.Type, _ text: String) throws -> Value {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .secondsSince1970
         return try decoder.decode(type, from: Data(text.utf8))

@@ -56,6 +56,10 @@ import Testing
         let quiet = try await fixture.push(#"{"aps":{"alert":{"title":"In front"}}}"#, collapseID: "quiet")
         #expect(quiet.status == 200)
         #expect(await app.waitForEvent("willPresent") { $0["identifier"]?.stringValue == "quiet" }?["title"]?.stringValue == "In front")
+        // The daemon asks about one notification at a time: once the app is asked about the next, its answer about
+        // "quiet" ([]) is in (the app prints its event before it answers, and dies at once on SIGTERM).
+        #expect(try await fixture.push(#"{"aps":{"alert":{"title":"Next"}}}"#, collapseID: "next").status == 200)
+        #expect(await app.waitForEvent("willPresent") { $0["identifier"]?.stringValue == "next" } != nil)
         // Answered []: not shown. A later push shows up, so the daemon did not just lag behind.
         app.terminate()
         _ = await app.exitStatus()

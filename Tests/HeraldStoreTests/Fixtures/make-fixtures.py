@@ -53,8 +53,8 @@ def rows(db, fixture, names):
             db.execute("""INSERT INTO inbox (apns_id, item, received_at) VALUES ('0123', '{}', 5.0)""")
 
 for fixture, commit, paths in VERSIONS:
-    # The daemon's store is tested in UserNotificationsTests, next to it.
-    directory = HERE if fixture.startswith("gateway") else os.path.join(HERE, "../../UserNotificationsTests/Fixtures")
+    # The daemon's store is tested in HeraldDeviceTests, next to the daemon.
+    directory = HERE if fixture.startswith("gateway") else os.path.join(HERE, "../../HeraldDeviceTests/Fixtures")
     path = os.path.normpath(os.path.join(directory, fixture + ".sqlite"))
     for suffix in ("", "-wal", "-shm"):
         if os.path.exists(path + suffix): os.remove(path + suffix)

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import HeraldDevice
 import HeraldTesting
 import Testing
 import UserNotifications
@@ -13,7 +14,7 @@ import UserNotifications
     func aDaemonStoreFromAPastVersionMigratesAndKeepsItsData(_ fixture: String) async throws {
         let path = TemporaryPath.make("herald-\(fixture)", suffix: ".sqlite")
         try FileManager.default.copyItem(atPath: Self.fixtures.appendingPathComponent(fixture + ".sqlite").path, toPath: path)
-        let store = try NotificationStore(path: path)
+        let store = try NotificationStore(path: path, owner: .daemonQueues)
         #expect(store.movedAside == nil, "a past version is migrated, never moved aside as unreadable")
         // Today's inbox works on it.
         let item = NotificationStore.InboxItem(

@@ -1,9 +1,19 @@
 package import Foundation
 import GRDB
+package import UserNotifications
 
 /// The device daemon's durable queues, in the same file as the notifications, so a daemon restart loses
 /// nothing: the inbox of remote notifications received but not yet presented, and the events (responses,
-/// background pushes) waiting for an app to run.
+/// background pushes) waiting for an app to run. The daemon opens the file with ``daemonQueues`` as its owner: these
+/// tables are created with the store's, and presenting a remote notification closes its inbox entry in the same
+/// transaction that lists it.
+extension NotificationStore.Owner {
+    /// The daemon's tables and its part in completing a remote notification.
+    package static let daemonQueues = Self(
+        migrations: { NotificationStore.registerDaemonTables(in: &$0) },
+        remoteCompleted: { apnsID, db in try NotificationStore.closeInbox(apnsID, in: db) })
+}
+
 extension NotificationStore {
     /// A remote notification as received from the gateway.
     package struct InboxItem: Codable, Sendable, Hashable {
@@ -30,7 +40,7 @@ extension NotificationStore {
         package var event: AppEventRecord
     }
 
-    static func registerDaemonTables(in migrator: inout DatabaseMigrator) {
+    fileprivate static func registerDaemonTables(in migrator: inout DatabaseMigrator) {
         migrator.registerMigration("v2-daemon") { db in
             try db.execute(
                 sql: """
@@ -71,7 +81,7 @@ extension NotificationStore {
         try database.write { db in try Self.closeInbox(apnsID, in: db) }
     }
 
-    static func closeInbox(_ apnsID: String, in db: Database) throws {
+    fileprivate static func closeInbox(_ apnsID: String, in db: Database) throws {
         try db.execute(sql: "UPDATE inbox SET done = 1, item = NULL WHERE apns_id = ?", arguments: [apnsID])
     }
 
