@@ -2,6 +2,7 @@
 # Gateway throughput and latency, measured against nginx on the same machine in the same run.
 #
 #   scripts/bench-gateway.sh            # defaults below; REQUESTS=500000 scripts/bench-gateway.sh for a longer run
+#   HERALD_BIN=/tmp/a scripts/bench-gateway.sh   # the herald in /tmp/a, built by you (alternate two builds' runs)
 #
 # 1. Builds the release `herald`, creates a key and 50 device tokens, starts `herald serve` (TLS, SQLite, defaults)
 #    and nginx answering 200 over HTTP/2 + TLS with the same certificate.
@@ -34,8 +35,12 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 
-(cd "$root" && swift build -c release --product herald >&2)
-herald="$root/.build/release/herald"
+if [ -n "${HERALD_BIN:-}" ]; then
+  herald="$HERALD_BIN/herald"  # a build of your own, for A/B runs of two builds: nothing is built
+else
+  (cd "$root" && swift build -c release --product herald >&2)
+  herald="$root/.build/release/herald"
+fi
 
 start_work bench
 chmod 755 "$work"

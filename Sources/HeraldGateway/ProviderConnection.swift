@@ -4,29 +4,30 @@ import NIOCore
 import NIOHTTP2
 import NIOSSL
 
-/// One provider connection: its auth binding and client identity, and the rules of ``StateMachine`` (stream
-/// limit, error budget, closing) carried out on its channel.
+/// One provider connection as the request processor sees it: its auth binding and client identity, whether it is
+/// closing, and the answers it gave (which its handler's ``StateMachine`` counts against the stream limit and the
+/// error budget).
 ///
 /// Lives on the connection's event loop and is only touched there.
 final class ProviderConnection {
     let channel: any Channel
-    private let configuration: GatewayConfiguration
     var auth = ConnectionAuthState()
     /// The provider token verified last on this connection.
     var verifiedToken: TokenVerifier.Verified?
-    private var state: StateMachine
     private var identity: ClientIdentity??
+    /// The handler that carries out the connection's rules, while it is in the pipeline. A strong reference, dropped
+    /// when the handler is removed (the channel closing removes every handler): a weak one would move the handler's
+    /// reference counts to a side table, slower for every retain of it (about 1% of the gateway's CPU).
+    var handler: ProviderConnectionHandler?
 
-    init(channel: any Channel, configuration: GatewayConfiguration) {
+    init(channel: any Channel) {
         self.channel = channel
-        self.configuration = configuration
-        state = StateMachine(configuration: configuration)
     }
 
     var eventLoop: any EventLoop { channel.eventLoop }
 
     /// Set once the connection is closing: requests that complete from then on are refused with it.
-    var drainReason: APNsReason? { state.closingReason }
+    var drainReason: APNsReason? { handler?.closingReason }
     /// Whether a request on this connection has shown who sends it: a provider token admitted, or a client
     /// certificate read. Until then the connection is unused, whatever arrived on it.
     var senderKnown: Bool {
@@ -54,22 +55,9 @@ final class ProviderConnection {
         return resolved
     }
 
-    /// A HEADERS frame on `id`: true when it opens a new stream, false for trailers.
-    func headersReceived(on id: HTTP2StreamID) -> Bool {
-        state.headersReceived(on: id)
-    }
-
-    func streamOpened(_ id: HTTP2StreamID) {
-        state.streamOpened(id)
-    }
-
-    func streamClosed(_ id: HTTP2StreamID) {
-        if let action = state.streamClosed(id) { perform(action) }
-    }
-
-    /// Bookkeeping after each answer: the stream limit and the error budget (``StateMachine/answered(_:)``).
+    /// Bookkeeping after each answer: the stream limit and the error budget (``StateMachine/answered(_:now:)``).
     func record(_ rejection: Rejection?) {
-        for action in state.answered(rejection, senderKnown: senderKnown) { perform(action) }
+        handler?.answered(rejection)
     }
 
     /// Closes the connection gracefully. Requests completing from now on are answered at once with `reason`;
@@ -79,38 +67,6 @@ final class ProviderConnection {
     /// closes when the rest are answered; after the grace period it closes regardless.
     func startDraining(_ reason: APNsReason) {
         guard channel.isActive else { return }
-        for action in state.startClosing(reason) { perform(action) }
-    }
-
-    /// An error of the whole connection: what to do about it (``StateMachine/connectionError()``).
-    func connectionError() -> StateMachine.Action {
-        state.connectionError()
-    }
-
-    private func perform(_ action: StateMachine.Action) {
-        switch action {
-        case .announce(let maximumConcurrentStreams):
-            let settings = HTTP2Frame(
-                streamID: .rootStream,
-                payload: .settings(
-                    .settings([
-                        HTTP2Setting(parameter: .maxConcurrentStreams, value: maximumConcurrentStreams)
-                    ])))
-            channel.writeAndFlush(settings, promise: nil)
-        case .startGracePeriod:
-            eventLoop.assumeIsolated().scheduleTask(in: configuration.shutdownGracePeriod) {
-                for action in self.state.gracePeriodEnded() { self.perform(action) }
-            }
-        case .sendGoAway(let lastStreamID, let reason, let thenClose):
-            let debugData = channel.allocator.buffer(string: #"{"reason":"\#(reason.rawValue)"}"#)
-            let goAway = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: lastStreamID, errorCode: .noError, opaqueData: debugData))
-            channel.writeAndFlush(goAway, promise: nil)
-            if thenClose { channel.close(promise: nil) }
-        case .close:
-            channel.flush()
-            channel.close(promise: nil)
-        case .refuseUnsubmittedStreams:
-            break  // the handler, which holds the streams, does this
-        }
+        handler?.startClosing(reason)
     }
 }

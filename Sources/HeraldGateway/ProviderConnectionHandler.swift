@@ -6,9 +6,11 @@ import NIOHTTP2
 /// request, hands it to the processor and writes the answer on the same stream.
 ///
 /// There is no channel per stream: a notification is one small request, and a stream channel costs more
-/// than the request. The handler keeps the connection-level flow-control window open itself, coalesces
-/// the answers that complete together into one flush, and closes idle connections with GOAWAY `IdleTimeout`
-/// (no frame read or written for `idleTimeout`, by the event loop's clock).
+/// than the request. The handler keeps the connection-level flow-control window open itself and coalesces
+/// the answers that complete together into one flush. Every rule of the connection is its
+/// ``ProviderConnection/StateMachine``'s, on the event loop's clock: the handler feeds it what happens, carries out
+/// what it decides (SETTINGS, GOAWAY, closing, a held read) and keeps one timer armed for its next deadline. The rules:
+/// idle connections get GOAWAY `IdleTimeout` (no frame read or written for `idleTimeout`).
 ///
 /// Against clients that hold a connection without using it: one that has not sent the HTTP/2 preface (TLS
 /// included) within `providerHandshakeTimeout` of its accept is closed, and one on which no request has shown its
@@ -18,7 +20,7 @@ import NIOHTTP2
 /// (what the client sends waits in its own socket, not in the gateway), and a connection whose writes stay blocked
 /// for `stalledConnectionTimeout` is closed; so is one whose answers wait that long for a flow-control window the
 /// client never opens (a zero window holds an error answer's DATA in the HTTP/2 layer).
-final class ProviderConnectionHandler: ChannelDuplexHandler {
+final class ProviderConnectionHandler: ChannelDuplexHandler, NIOScheduledCallbackHandler {
     typealias InboundIn = HTTP2Frame
     typealias OutboundIn = HTTP2Frame
     typealias OutboundOut = HTTP2Frame
@@ -37,28 +39,12 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
     private let connection: ProviderConnection
     private let processor: ProviderRequestProcessor
     private let metrics: GatewayMetrics
-    private let idleTimeout: TimeAmount
-    private let handshakeTimeout: TimeAmount
-    private let unusedTimeout: TimeAmount
-    private let stalledTimeout: TimeAmount
-    /// When the connection is unused, unless a request shows its sender before.
-    private var unusedDeadline = NIODeadline.uptimeNanoseconds(0)
-    /// When a frame was last read or written (at the end of each read, at each flush).
-    private var lastActivity = NIODeadline.uptimeNanoseconds(0)
-    private var idleTimer: Scheduled<Void>?
-    /// Armed from the accept until the first frame (the client's SETTINGS, after the preface).
-    private var handshakeTimer: Scheduled<Void>?
-    /// Armed while the channel is not writable.
-    private var stalledTimer: Scheduled<Void>?
-    /// Answers whose DATA waits in the HTTP/2 layer for the client's flow-control window, and when the wait last
-    /// moved (one went out, or the first began waiting); the timer checks that it moves within `stalledTimeout`.
-    private var answersWaiting = 0
-    private var answersMoved = NIODeadline.uptimeNanoseconds(0)
-    private var answersTimer: Scheduled<Void>?
+    private var machine: ProviderConnection.StateMachine
+    /// The one timer, armed for `armedDeadline`.
+    private var timer: NIOScheduledCallback?
+    private var armedDeadline: NIODeadline?
     /// Set once a connection error has closed the connection.
     private var cutOff = false
-    /// A read the channel asked for while it was not writable, passed on once it is.
-    private var readHeld = false
     private var streams: [HTTP2StreamID: OpenStream] = [:]
     private var context: ChannelHandlerContext?
     private var reading = false
@@ -70,21 +56,24 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
         self.connection = connection
         self.processor = processor
         self.metrics = metrics
-        idleTimeout = configuration.idleTimeout
-        handshakeTimeout = configuration.providerHandshakeTimeout
-        unusedTimeout = configuration.unusedConnectionTimeout
-        stalledTimeout = configuration.stalledConnectionTimeout
+        machine = ProviderConnection.StateMachine(configuration: configuration)
     }
+
+    /// The reason requests completing now are refused with; nil while the connection is open.
+    var closingReason: APNsReason? { machine.closingReason }
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        connection.handler = self
         metrics.connectionOpened()
         if context.channel.isActive { becameActive(context: context) }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        cancelTimers()
+        timer?.cancel()
+        timer = nil
         self.context = nil
+        connection.handler = nil
         metrics.connectionClosed()
     }
 
@@ -94,76 +83,27 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        cancelTimers()
+        timer?.cancel()
+        timer = nil
         context.fireChannelInactive()
-    }
-
-    private func cancelTimers() {
-        for timer in [idleTimer, handshakeTimer, stalledTimer, answersTimer] { timer?.cancel() }
     }
 
     private func becameActive(context: ChannelHandlerContext) {
         openConnectionWindow(context: context)
-        lastActivity = context.eventLoop.now
-        unusedDeadline = lastActivity + unusedTimeout
-        armIdleTimer(at: idleDeadline, context: context)
-        handshakeTimer = context.eventLoop.assumeIsolated().scheduleTask(in: handshakeTimeout) { [metrics] in
-            metrics.providerConnectionClosed("handshake_timeout")
-            context.close(promise: nil)
-        }
+        machine.connected(now: context.eventLoop.now)
+        armTimer()
     }
 
     /// Holds reads while the connection cannot take more writes: a client that sends requests without reading the
     /// answers (or PINGs and SETTINGS without reading the acknowledgements) then waits in its own socket buffer.
     func read(context: ChannelHandlerContext) {
-        if context.channel.isWritable {
-            context.read()
-        } else {
-            readHeld = true
-        }
+        if machine.readRequested() { context.read() }
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if context.channel.isWritable {
-            stalledTimer?.cancel()
-            stalledTimer = nil
-            if readHeld {
-                readHeld = false
-                context.read()
-            }
-        } else if stalledTimer == nil {
-            stalledTimer = context.eventLoop.assumeIsolated().scheduleTask(in: stalledTimeout) { [metrics] in
-                metrics.providerConnectionClosed("stalled")
-                context.close(promise: nil)
-            }
-        }
+        run(machine.writabilityChanged(writable: context.channel.isWritable, now: context.eventLoop.now))
+        armTimer()
         context.fireChannelWritabilityChanged()
-    }
-
-    /// When the connection is idle if nothing more happens: `idleTimeout` after its last activity, and until a
-    /// request shows its sender, at the unused deadline at the latest.
-    private var idleDeadline: NIODeadline {
-        let idle = lastActivity + idleTimeout
-        return connection.senderKnown ? idle : min(idle, unusedDeadline)
-    }
-
-    /// Checks for idleness when the connection would have been idle; activity (or an accepted request) meanwhile
-    /// moves the check on.
-    private func armIdleTimer(at deadline: NIODeadline, context: ChannelHandlerContext) {
-        idleTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
-            guard let context = self.context else { return }
-            let now = context.eventLoop.now
-            if !connection.senderKnown, now >= unusedDeadline, streams.values.contains(where: \.submitted) {
-                unusedDeadline = now + unusedTimeout  // its first request is being processed: not unused
-            }
-            let due = idleDeadline
-            if now >= due {
-                if !connection.senderKnown { metrics.providerConnectionClosed("unused") }
-                connection.startDraining(.idleTimeout)
-            } else {
-                armIdleTimer(at: due, context: context)
-            }
-        }
     }
 
     private func openConnectionWindow(context: ChannelHandlerContext) {
@@ -174,17 +114,14 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         reading = true
-        if let timer = handshakeTimer {
-            timer.cancel()
-            handshakeTimer = nil
-        }
+        machine.frameRead()
         let frame = unwrapInboundIn(data)
         let id = frame.streamID
         switch frame.payload {
         case .headers(let headers):
-            if connection.headersReceived(on: id) {
+            if machine.headersReceived(on: id) {
                 guard RequestHeaderBlock.isWellFormed(headers.headers) else { return reset(id, context: context) }
-                connection.streamOpened(id)
+                machine.streamOpened(id)
                 let stream = OpenStream(headers: headers.headers.map { ($0.name, $0.value) }, body: context.channel.allocator.buffer(capacity: 0))
                 update(id, stream, requestEnded: headers.endStream)
             } else if let stream = streams[id] {
@@ -202,7 +139,7 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
                 update(id, stream, requestEnded: data.endStream)
             }
         case .rstStream:
-            if streams.removeValue(forKey: id) != nil { connection.streamClosed(id) }
+            if let stream = streams.removeValue(forKey: id) { streamClosed(id, stream) }
         default:
             break
         }
@@ -210,7 +147,7 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
 
     func channelReadComplete(context: ChannelHandlerContext) {
         reading = false
-        lastActivity = context.eventLoop.now
+        machine.active(now: context.eventLoop.now)
         flushIfNeeded()
         context.fireChannelReadComplete()
     }
@@ -231,7 +168,7 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
             }
         case let closed as StreamClosedEvent:
             // The HTTP/2 layer closed a stream we still held (a protocol error on it): forget it.
-            if streams.removeValue(forKey: closed.streamID) != nil { connection.streamClosed(closed.streamID) }
+            if let stream = streams.removeValue(forKey: closed.streamID) { streamClosed(closed.streamID, stream) }
         default:
             break
         }
@@ -247,7 +184,7 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
         // stream past the GOAWAY, whose HEADERS it ignored), and it stops reading the rest of what arrived. Accepted
         // requests still get their answers; requests still arriving are refused (never processed, safe to send
         // again), and the connection closes once nothing is owed.
-        guard case .refuseUnsubmittedStreams = connection.connectionError() else {
+        guard case .refuseUnsubmittedStreams = machine.connectionError() else {
             // What ended it, by type: NIOHTTP2's ExcessiveRSTFrames, ExcessiveContinuationFrames, … (or a TLS error).
             // Only the first: writes still queued then fail with IOOnClosedConnection, which is not a reason.
             if !cutOff {
@@ -275,11 +212,13 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
         }
     }
 
+    // MARK: Requests and answers
+
     /// Ends a stream unanswered: a malformed request with PROTOCOL_ERROR (RFC 9113 §8.1.1); the connection carries on.
     private func reset(_ id: HTTP2StreamID, _ code: HTTP2ErrorCode = .protocolError, context: ChannelHandlerContext) {
         context.write(wrapOutboundOut(HTTP2Frame(streamID: id, payload: .rstStream(code))), promise: nil)
         needsFlush = true
-        if streams.removeValue(forKey: id) != nil { connection.streamClosed(id) }
+        if let stream = streams.removeValue(forKey: id) { streamClosed(id, stream) }
     }
 
     /// Keeps `stream` as read so far, and hands its request to the processor once it has ended, or as soon as
@@ -292,6 +231,7 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
         // Kept before processing: an answer can come at once, and it finds its stream here.
         streams[id] = stream
         guard submits else { return }
+        machine.requestSubmitted()
         let request = ProviderRequest(headers: stream.headers, body: stream.body, bodyLength: stream.bodyLength)
         processor.process(request, on: connection) { response in
             self.respond(id, response)
@@ -310,45 +250,94 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
             promise: body == nil ? sent : nil)
         if let body {
             context.write(wrapOutboundOut(HTTP2Frame(streamID: id, payload: .data(.init(data: .byteBuffer(body), endStream: true)))), promise: sent)
-            answerWaits(context: context)
+            machine.answerWaits(now: context.eventLoop.now)
+            armTimer()
         }
         let (hasBody, requestEnded) = (body != nil, stream.requestEnded)
         sent?.futureResult.assumeIsolated().whenComplete { _ in
-            if hasBody { self.answerWentOut(context: context) }
+            if hasBody { self.machine.answerWentOut(now: context.eventLoop.now) }
             guard !requestEnded else { return }
             context.writeAndFlush(self.wrapOutboundOut(HTTP2Frame(streamID: id, payload: .rstStream(.noError))), promise: nil)
         }
-        connection.streamClosed(id)
+        streamClosed(id, stream)
         needsFlush = true
         if !reading { scheduleFlush() }
     }
 
-    /// An answer's DATA is written; it may wait for the client's flow-control window.
-    private func answerWaits(context: ChannelHandlerContext) {
-        if answersWaiting == 0 { answersMoved = context.eventLoop.now }
-        answersWaiting += 1
-        if answersTimer == nil { armAnswersTimer(at: answersMoved + stalledTimeout, context: context) }
+    private func streamClosed(_ id: HTTP2StreamID, _ stream: OpenStream) {
+        run(machine.streamClosed(id, wasSubmitted: stream.submitted))
     }
 
-    private func answerWentOut(context: ChannelHandlerContext) {
-        answersWaiting -= 1
-        answersMoved = context.eventLoop.now
+    /// An answer was given (nil: a 200); called by the processor's side through ``ProviderConnection/record(_:)``.
+    func answered(_ rejection: Rejection?) {
+        guard let context else { return }
+        if connection.senderKnown { machine.senderShown() }
+        for action in machine.answered(rejection, now: context.eventLoop.now) { run(action) }
+        armTimer()
     }
 
-    /// Closes the connection if answers still wait and none went out for `stalledTimeout`; else checks again then.
-    private func armAnswersTimer(at deadline: NIODeadline, context: ChannelHandlerContext) {
-        answersTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
-            answersTimer = nil
-            guard answersWaiting > 0, let context = self.context else { return }
-            let due = answersMoved + stalledTimeout
-            if context.eventLoop.now >= due {
-                metrics.providerConnectionClosed("stalled")
-                context.close(promise: nil)
-            } else {
-                armAnswersTimer(at: due, context: context)
+    /// Closing begins (``ProviderConnection/startDraining(_:)``).
+    func startClosing(_ reason: APNsReason) {
+        guard let context else { return }
+        for action in machine.startClosing(reason, now: context.eventLoop.now) { run(action) }
+        armTimer()
+    }
+
+    // MARK: Carrying out the state machine's decisions
+
+    private func run(_ action: ProviderConnection.StateMachine.Action?) {
+        guard let action, let context else { return }
+        switch action {
+        case .announce(let maximumConcurrentStreams):
+            let settings = HTTP2Frame(
+                streamID: .rootStream,
+                payload: .settings(.settings([HTTP2Setting(parameter: .maxConcurrentStreams, value: maximumConcurrentStreams)])))
+            context.writeAndFlush(wrapOutboundOut(settings), promise: nil)
+        case .sendGoAway(let lastStreamID, let reason, let thenClose):
+            let debugData = context.channel.allocator.buffer(string: #"{"reason":"\#(reason.rawValue)"}"#)
+            let goAway = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: lastStreamID, errorCode: .noError, opaqueData: debugData))
+            context.writeAndFlush(wrapOutboundOut(goAway), promise: nil)
+            if thenClose { context.close(promise: nil) }
+        case .close:
+            context.flush()
+            context.close(promise: nil)
+        case .count(let reason):
+            metrics.providerConnectionClosed(reason)
+        case .refuseUnsubmittedStreams:
+            for (id, stream) in streams where !stream.submitted {
+                reset(id, .refusedStream, context: context)
             }
+            flushIfNeeded()
+        case .read:
+            context.read()
         }
     }
+
+    /// Keeps the timer armed for the machine's next deadline: re-armed only when that comes earlier than the armed one
+    /// (a later one is found when the timer fires early).
+    private func armTimer() {
+        guard let context else { return }
+        guard let next = machine.nextDeadline else {
+            timer?.cancel()
+            timer = nil
+            armedDeadline = nil
+            return
+        }
+        if let armed = armedDeadline, armed <= next { return }
+        timer?.cancel()
+        armedDeadline = next
+        timer = try? context.eventLoop.assumeIsolated().scheduleCallback(at: next, handler: self)
+    }
+
+    func handleScheduledCallback(eventLoop: some EventLoop) {
+        timer = nil
+        armedDeadline = nil
+        if connection.senderKnown { machine.senderShown() }
+        for action in machine.timerFired(now: eventLoop.now) { run(action) }
+        armTimer()
+    }
+
+    // MARK: Flushing
 
     /// Answers that complete in one event-loop turn (a store commit finishes many) share one flush.
     private func scheduleFlush() {
@@ -363,7 +352,7 @@ final class ProviderConnectionHandler: ChannelDuplexHandler {
     private func flushIfNeeded() {
         guard needsFlush, let context else { return }
         needsFlush = false
-        lastActivity = context.eventLoop.now
+        machine.active(now: context.eventLoop.now)
         context.flush()
     }
 }

@@ -80,7 +80,7 @@ final class ProviderServer: Service, Sendable {
         if let tls {
             try sync.addHandler(NIOSSLServerHandler(context: tls))
         }
-        let connection = ProviderConnection(channel: channel, configuration: configuration)
+        let connection = ProviderConnection(channel: channel)
         let http2 = NIOHTTP2Handler(
             mode: .server,
             connectionConfiguration: http2Configuration(configuration),

@@ -41,7 +41,7 @@ import Testing
             channel = NIOAsyncTestingChannel()
             let (channel, settings) = (self.channel, configuration)
             connection = try await channel.testingEventLoop.executeInContext {
-                let connection = ProviderConnection(channel: channel, configuration: settings)
+                let connection = ProviderConnection(channel: channel)
                 try channel.pipeline.syncOperations.addHandler(
                     ProviderConnectionHandler(
                         connection: connection, processor: processor, metrics: metrics, configuration: settings
