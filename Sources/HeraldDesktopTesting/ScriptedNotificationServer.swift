@@ -1,6 +1,6 @@
 import Foundation
 package import HeraldDBus
-import Synchronization
+import HeraldTesting
 
 /// A notification server (`org.freedesktop.Notifications`, Desktop Notifications spec 1.2) on a test bus, scripted
 /// as a person would use one: it records every `Notify` and `CloseNotification` with all their arguments, advertises
@@ -45,16 +45,15 @@ package final class ScriptedNotificationServer: Sendable {
         case launcherUpdate(appURI: String, properties: [String: DBusValue])
     }
 
-    private struct State {
+    private struct State: Sendable {
         var refusing = false
         var clickingBeforeAnswering: String?
         var nextID: UInt32 = 1
         var events: [Event] = []
-        var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     package let connection: DBusConnection
-    private let state = Mutex(State())
+    private let state = Watched(State())
 
     private init(connection: DBusConnection) {
         self.connection = connection
@@ -77,20 +76,20 @@ package final class ScriptedNotificationServer: Sendable {
 
     /// Answers the next `Notify` calls with an `InvalidArgs` error (as a picky server might) until told otherwise.
     package func refuseNotify(_ refusing: Bool) {
-        state.withLock { $0.refusing = refusing }
+        state.update { $0.refusing = refusing }
     }
 
     /// Clicks the action `key` of each new bubble before answering its `Notify`, as a person faster than the
     /// bus might; nil stops it.
     package func clickBeforeAnswering(_ key: String?) {
-        state.withLock { $0.clickingBeforeAnswering = key }
+        state.update { $0.clickingBeforeAnswering = key }
     }
 
     package func stop() {
         connection.close()
     }
 
-    package var events: [Event] { state.withLock { $0.events } }
+    package var events: [Event] { state.value.events }
 
     package var notifications: [Notification] {
         events.compactMap { if case .notify(let notification) = $0 { notification } else { nil } }
@@ -99,39 +98,33 @@ package final class ScriptedNotificationServer: Sendable {
     /// Waits until `count` events have been seen, then returns them all.
     @discardableResult
     package func waitForEvents(_ count: Int, timeout: Duration = .seconds(20)) async throws -> [Event] {
-        let watchdog = Task {
-            try await Task.sleep(for: timeout)
-            wake(all: true)
-        }
-        defer { watchdog.cancel() }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = state.withLock { state in
-                if state.events.count >= count { return true }
-                state.waiters.append((count, continuation))
-                return false
-            }
-            if now { continuation.resume() }
-        }
-        let events = self.events
-        guard events.count >= count else { throw TimedOut(wanted: count, events: events) }
-        return events
+        try await waitForEvents(wanted: "\(count) events", timeout: timeout) { $0.count >= count }
+    }
+
+    /// Waits until an event matching `condition` has been seen, then returns every event.
+    @discardableResult
+    package func waitForEvent(timeout: Duration = .seconds(20), where condition: @escaping @Sendable (Event) -> Bool) async throws -> [Event] {
+        try await waitForEvents(wanted: "a matching event", timeout: timeout) { $0.contains(where: condition) }
     }
 
     /// Waits for the `count`th `Notify` and returns it.
     package func waitForNotification(_ count: Int = 1, timeout: Duration = .seconds(20)) async throws -> Notification {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let notifications = self.notifications
-            if notifications.count >= count { return notifications[count - 1] }
-            guard ContinuousClock.now < deadline else { throw TimedOut(wanted: count, events: events) }
-            try await waitForEvents(events.count + 1, timeout: deadline - ContinuousClock.now)
+        let notifications = try await waitForEvents(wanted: "\(count) notifications", timeout: timeout) {
+            $0.count { if case .notify = $0 { true } else { false } } >= count
         }
+        .compactMap { if case .notify(let notification) = $0 { notification } else { nil } }
+        return notifications[count - 1]
+    }
+
+    private func waitForEvents(wanted: String, timeout: Duration, until condition: @escaping @Sendable ([Event]) -> Bool) async throws -> [Event] {
+        guard await state.wait(timeout: timeout, until: { condition($0.events) }) else { throw TimedOut(wanted: wanted, events: events) }
+        return events
     }
 
     package struct TimedOut: Error, CustomStringConvertible {
-        var wanted: Int
+        var wanted: String
         var events: [Event]
-        package var description: String { "waited for \(wanted) events, saw \(events.count): \(events)" }
+        package var description: String { "waited for \(wanted), saw \(events.count) events: \(events)" }
     }
 
     // MARK: What a person does
@@ -165,14 +158,14 @@ package final class ScriptedNotificationServer: Sendable {
         case "GetServerInformation":
             return .values([.string("herald-scripted"), .string("Herald"), .string("1.0"), .string("1.2")])
         case "Notify":
-            if state.withLock({ $0.refusing }) {
+            if state.value.refusing {
                 return .error(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "refused by the script")
             }
             guard let notification = notification(from: call.body) else {
                 return .error(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "Notify takes (susssasa{sv}i)")
             }
             record(.notify(notification))
-            if let key = state.withLock({ $0.clickingBeforeAnswering }) {
+            if let key = state.value.clickingBeforeAnswering {
                 let click = DBusSignal(
                     path: Self.path, interface: Self.name, member: "ActionInvoked", body: [.uint32(notification.id), .string(key)])
                 return .signalsThenValues([click], [.uint32(notification.id)])
@@ -195,7 +188,7 @@ package final class ScriptedNotificationServer: Sendable {
             case .string(let icon) = body[2], case .string(let summary) = body[3], case .string(let text) = body[4],
             let actions = body[5].elements?.compactMap(\.string), let hints = body[6].dictionary, case .int32(let timeout) = body[7]
         else { return nil }
-        let id = state.withLock { state in
+        let id = state.update { state in
             if replaces != 0 { return replaces }
             defer { state.nextID += 1 }
             return state.nextID
@@ -207,17 +200,6 @@ package final class ScriptedNotificationServer: Sendable {
     }
 
     private func record(_ event: Event) {
-        state.withLock { $0.events.append(event) }
-        wake(all: false)
-    }
-
-    private func wake(all: Bool) {
-        let ready = state.withLock { state in
-            let count = state.events.count
-            let ready = state.waiters.filter { all || $0.count <= count }
-            state.waiters.removeAll { all || $0.count <= count }
-            return ready
-        }
-        for waiter in ready { waiter.continuation.resume() }
+        state.update { $0.events.append(event) }
     }
 }

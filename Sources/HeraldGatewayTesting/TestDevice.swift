@@ -1,13 +1,13 @@
 public import Crypto
 import Foundation
 import HeraldGateway
+import HeraldTesting
 public import HeraldWire
 import HummingbirdWSClient
 import Logging
 import NIOCore
 import NIOSSL
 import NIOWebSocket
-import Synchronization
 
 /// A device on a real device link, driven step by step: what it receives is queued for the test,
 /// and it acknowledges only when told to (so tests can drop links with deliveries in flight).
@@ -21,7 +21,7 @@ public final class TestDevice: Sendable {
     public let key: P256.Signing.PrivateKey
     public let deviceID: String
     /// Messages received and not yet taken, and whether the link has ended.
-    private let mailbox: Mailbox
+    private let mailbox = Watched(Mailbox())
     private let commands: AsyncStream<Command>.Continuation
     private let session: Task<String, any Error>
 
@@ -48,11 +48,10 @@ public final class TestDevice: Sendable {
         self.key = key
         deviceID = DeviceIdentity.deviceID(of: key.publicKey)
         let (commandStream, commands) = AsyncStream.makeStream(of: Command.self)
-        let mailbox = Mailbox()
-        self.mailbox = mailbox
+        let mailbox = self.mailbox
         self.commands = commands
         session = Task {
-            defer { mailbox.finish() }
+            defer { mailbox.update { $0.finished = true } }
             let close = try await WebSocketClient.connect(
                 url: url,
                 configuration: .init(maxFrameSize: 1 << 16),
@@ -73,7 +72,7 @@ public final class TestDevice: Sendable {
                     }
                     for try await message in inbound.messages(maxSize: 1 << 16) {
                         if case .text(let text) = message, let decoded = try? DeviceLinkMessage.decode(text) {
-                            mailbox.put(decoded)
+                            mailbox.update { $0.messages.append(decoded) }
                         }
                     }
                     group.cancelAll()
@@ -98,13 +97,9 @@ public final class TestDevice: Sendable {
 
     /// The next message from the gateway; nil once the link closed or after `timeout`.
     public func next(timeout: Duration = .seconds(20)) async throws -> DeviceLinkMessage? {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let (message, finished) = mailbox.take()
-            if let message { return message }
-            if finished || ContinuousClock.now >= deadline { return nil }
-            try await Task.sleep(for: .milliseconds(2))
-        }
+        await mailbox.take(timeout: timeout, when: { !$0.messages.isEmpty || $0.finished }) { state in
+            state.messages.isEmpty ? nil : state.messages.removeFirst()
+        } ?? nil
     }
 
     /// Registers `topic` and returns the token.
@@ -144,23 +139,10 @@ public final class TestDevice: Sendable {
     }
 }
 
-/// What a test device received, waiting to be taken.
-private final class Mailbox: Sendable {
-    private struct State {
-        var messages: [DeviceLinkMessage] = []
-        var finished = false
-    }
-
-    private let state = Mutex(State())
-
-    func put(_ message: DeviceLinkMessage) { state.withLock { $0.messages.append(message) } }
-    func finish() { state.withLock { $0.finished = true } }
-
-    func take() -> (DeviceLinkMessage?, finished: Bool) {
-        state.withLock { state in
-            (state.messages.isEmpty ? nil : state.messages.removeFirst(), state.finished)
-        }
-    }
+/// What a test device received and has not taken yet, and whether its link has ended.
+private struct Mailbox: Sendable {
+    var messages: [DeviceLinkMessage] = []
+    var finished = false
 }
 
 public struct TestDeviceError: Error, CustomStringConvertible {

@@ -1,10 +1,9 @@
 import Foundation
 public import Logging
-import Synchronization
 
 /// A log handler that keeps every line, so tests can check what the gateway logs (and what it never does).
 public final class LogCapture: Sendable {
-    private let lines = Mutex<[String]>([])
+    private let lines = Watched<[String]>([])
 
     public init() {}
 
@@ -15,10 +14,16 @@ public final class LogCapture: Sendable {
         return logger
     }
 
-    public var text: String { lines.withLock { $0.joined(separator: "\n") } }
+    public var text: String { lines.value.joined(separator: "\n") }
+
+    /// Waits until a line containing `text` is logged, at most 10 s; whether one was.
+    @discardableResult
+    public func wait(forLineContaining text: String) async -> Bool {
+        await lines.wait { $0.contains { $0.contains(text) } }
+    }
 
     fileprivate func append(_ line: String) {
-        lines.withLock { $0.append(line) }
+        lines.update { $0.append(line) }
     }
 
     private struct Handler: LogHandler {

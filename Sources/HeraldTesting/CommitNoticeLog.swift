@@ -9,45 +9,43 @@ import Synchronization
 /// #expect(await log.first(1) == [.resynchronize])
 /// ```
 public final class CommitNoticeLog: Sendable {
-    private struct State {
+    private struct State: Sendable {
         var heard: [CommitNotice] = []
         var finished = false
     }
 
-    private let state = Mutex(State())
+    private let state = Watched(State())
     private let reader = Mutex<Task<Void, Never>?>(nil)
 
     public init(_ stream: AsyncStream<CommitNotice>) {
         let task = Task {
-            for await notice in stream { self.state.withLock { $0.heard.append(notice) } }
-            self.state.withLock { $0.finished = true }
+            for await notice in stream { self.state.update { $0.heard.append(notice) } }
+            self.state.update { $0.finished = true }
         }
         reader.withLock { $0 = task }
     }
 
     /// Everything heard so far.
-    public var heard: [CommitNotice] { state.withLock { $0.heard } }
+    public var heard: [CommitNotice] { state.value.heard }
 
     /// Whether the stream has ended.
-    public var isFinished: Bool { state.withLock { $0.finished } }
+    public var isFinished: Bool { state.value.finished }
 
     /// The first `count` notices, once there are that many or after `timeout` (then fewer).
     public func first(_ count: Int, timeout: Duration = .seconds(10)) async -> [CommitNotice] {
-        await wait(timeout: timeout) { $0.heard.count >= count }
+        await state.wait(timeout: timeout) { $0.heard.count >= count }
         return Array(heard.prefix(count))
+    }
+
+    /// Waits until what was heard meets `condition`, at most `timeout`; whether it does.
+    @discardableResult
+    public func wait(timeout: Duration = .seconds(10), until condition: @escaping @Sendable ([CommitNotice]) -> Bool) async -> Bool {
+        await state.wait(timeout: timeout) { condition($0.heard) }
     }
 
     /// Waits until the stream has ended, at most `timeout`; whether it has.
     public func finished(timeout: Duration = .seconds(10)) async -> Bool {
-        await wait(timeout: timeout) { $0.finished }
-        return isFinished
-    }
-
-    private func wait(timeout: Duration, until condition: (State) -> Bool) async {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline, !state.withLock({ condition($0) }) {
-            try? await Task.sleep(for: .milliseconds(10))
-        }
+        await state.wait(timeout: timeout) { $0.finished }
     }
 
     /// Stops reading, which ends the stream.

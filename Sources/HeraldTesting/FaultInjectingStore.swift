@@ -8,12 +8,13 @@ import Synchronization
 public final class FaultInjectingStore: Store {
     private struct Faults {
         var failWrites: StoreError.Code?
-        var held: [CheckedContinuation<Void, Never>]?
         var insertedBatchSizes: [Int] = []
     }
 
     public let base: any Store
     private let faults = Mutex(Faults())
+    /// The inserts waiting while writes are held; nil while they are not.
+    private let held = Watched<[CheckedContinuation<Void, Never>]?>(nil)
 
     public init(wrapping base: any Store) {
         self.base = base
@@ -27,19 +28,25 @@ public final class FaultInjectingStore: Store {
 
     /// Makes notification inserts wait until ``releaseWrites()``.
     public func holdWrites() {
-        faults.withLock { if $0.held == nil { $0.held = [] } }
+        held.update { if $0 == nil { $0 = [] } }
     }
 
     public func releaseWrites() {
-        let waiting = faults.withLock { faults in
-            defer { faults.held = nil }
-            return faults.held ?? []
+        let waiting = held.update { held in
+            defer { held = nil }
+            return held ?? []
         }
         for continuation in waiting { continuation.resume() }
     }
 
     /// How many inserts are waiting on ``holdWrites()``.
-    public var heldWriteCount: Int { faults.withLock { $0.held?.count ?? 0 } }
+    public var heldWriteCount: Int { held.value?.count ?? 0 }
+
+    /// Waits until `count` inserts wait on ``holdWrites()``, at most 10 s; whether they do.
+    @discardableResult
+    public func waitForHeldWrites(_ count: Int = 1) async -> Bool {
+        await held.wait { ($0?.count ?? 0) >= count }
+    }
 
     /// The size of each batch inserted so far, in the order the inserts were asked for.
     public var insertedBatchSizes: [Int] { faults.withLock { $0.insertedBatchSizes } }
@@ -47,9 +54,9 @@ public final class FaultInjectingStore: Store {
     public func insertNotifications(_ batch: [StoredNotification]) async throws(StoreError) -> [StoredNotification] {
         faults.withLock { $0.insertedBatchSizes.append(batch.count) }
         await withCheckedContinuation { continuation in
-            let wait = faults.withLock { faults in
-                guard faults.held != nil else { return false }
-                faults.held?.append(continuation)
+            let wait = held.update { held in
+                guard held != nil else { return false }
+                held?.append(continuation)
                 return true
             }
             if !wait { continuation.resume() }

@@ -13,20 +13,16 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct DesktopPresenterTests {
     /// Records what the presenter reports and what it leaves to its fallback.
     final class Recorder: Presenter {
-        let events = Mutex<[PresenterEvent]>([])
+        let events = Watched<[PresenterEvent]>([])
         let fallback = Mutex<[Presentation.ID]>([])
-        let log = Mutex<[String]>([])
+        let log = Watched<[String]>([])
 
         func present(_ presentation: Presentation) async { fallback.withLock { $0.append(presentation.id) } }
 
-        func report(_ event: PresenterEvent) { events.withLock { $0.append(event) } }
+        func report(_ event: PresenterEvent) { events.update { $0.append(event) } }
 
         func waitForEvents(_ count: Int) async throws {
-            let deadline = ContinuousClock.now + .seconds(10)
-            while events.withLock({ $0.count }) < count {
-                guard ContinuousClock.now < deadline else { throw CancellationError() }
-                try await Task.sleep(for: .milliseconds(5))
-            }
+            guard await events.wait(until: { $0.count >= count }) else { throw CancellationError() }
         }
     }
 
@@ -35,7 +31,7 @@ import Testing
         on bus: TestSessionBus, _ recorder: Recorder, stateFile: URL? = nil, retryDelay: Duration = .milliseconds(50)
     ) -> (DesktopPresenter, Task<Void, Never>) {
         let presenter = DesktopPresenter(
-            address: bus.address, stateFile: stateFile, fallback: recorder, log: { line in recorder.log.withLock { $0.append(line) } },
+            address: bus.address, stateFile: stateFile, fallback: recorder, log: { line in recorder.log.update { $0.append(line) } },
             retryDelay: retryDelay)
         let running = Task { _ = try? await presenter.run { recorder.report($0) } }
         return (presenter, running)
@@ -123,7 +119,7 @@ import Testing
         #expect(withActions.hints["x-kde-reply-placeholder-text"] == nil)
         await presenter.present(Self.presentation("second", category: Self.orderCategory))
         _ = try await server.waitForNotification(2)
-        #expect(recorder.log.withLock { $0 }.filter { $0.contains("no inline reply") }.count == 1)
+        #expect(recorder.log.value.filter { $0.contains("no inline reply") }.count == 1)
 
         let bare = try await TestSessionBus()
         let bareServer = try await ScriptedNotificationServer.start(on: bare.address, capabilities: [])
@@ -242,10 +238,10 @@ import Testing
         let server = try await ScriptedNotificationServer.start(on: bus.address, capabilities: ScriptedNotificationServer.everyCapability)
         let recorder = Recorder()
         let center = NotificationCenterAddress()
-        let opened = Mutex<[URL]>([])
+        let opened = Watched<[URL]>([])
         let presenter = DesktopPresenter(
             address: bus.address, fallback: recorder, log: { _ in }, retryDelay: .milliseconds(50), notificationCenter: center,
-            openPage: { url in opened.withLock { $0.append(url) } })
+            openPage: { url in opened.update { $0.append(url) } })
         let running = Task { _ = try? await presenter.run { recorder.report($0) } }
         defer { running.cancel() }
         var expandable = Self.presentation("episode 12", category: Self.orderCategory)
@@ -262,12 +258,11 @@ import Testing
                 ["default", "herald-show", "track", "cancel", "inline-reply"],
             ])
         try await server.invokeAction("herald-show", on: notifications.id)
-        let deadline = ContinuousClock.now + .seconds(5)
-        while opened.withLock({ $0.isEmpty }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(opened.withLock { $0 } == [URL(string: "http://127.0.0.1:8123/s3cret/#com.example.shop/episode%2012")!])
+        #expect(await opened.wait { !$0.isEmpty })
+        #expect(opened.value == [URL(string: "http://127.0.0.1:8123/s3cret/#com.example.shop/episode%2012")!])
         try await server.invokeAction("track", on: notifications.id)
         try await recorder.waitForEvents(1)
-        #expect(recorder.events.withLock { $0 } == [.action(expandable.id, identifier: "track")])
+        #expect(recorder.events.value == [.action(expandable.id, identifier: "track")])
     }
 
     @Test func clicksRepliesAndDismissalsBecomeResponses() async throws {
@@ -277,11 +272,11 @@ import Testing
         let plain = UNNotificationCategory(identifier: "PLAIN", actions: [], intentIdentifiers: [], options: [])
         for (identifier, category) in [
             ("a", Self.orderCategory), ("b", Self.orderCategory), ("c", Self.orderCategory), ("d", Self.orderCategory), ("e", plain),
-            ("f", Self.orderCategory),
+            ("f", Self.orderCategory), ("g", Self.orderCategory),
         ] {
             await presenter.present(Self.presentation(identifier, category: category))
         }
-        _ = try await server.waitForNotification(6)
+        _ = try await server.waitForNotification(7)
         try await server.invokeAction("default", on: 1)
         try await server.invokeAction("track", on: 2)
         try await server.close(2, reason: 2)  // the close that follows an action is no dismissal
@@ -290,12 +285,14 @@ import Testing
         try await server.close(5, reason: 2)  // dismissed, but the category does not ask to hear of it
         try await server.close(6, reason: 2)
         try await server.invokeAction("track", on: 99)  // not ours
-        try await recorder.waitForEvents(4)
-        try await Task.sleep(for: .milliseconds(100))
+        // The server's signals arrive in order: once the last one is heard, every one before it was handled.
+        try await server.invokeAction("cancel", on: 7)
+        try await recorder.waitForEvents(5)
         let id = { Presentation.ID(bundleID: "com.example.shop", identifier: $0) }
         #expect(
-            recorder.events.withLock { $0 } == [
+            recorder.events.value == [
                 .opened(id("a")), .action(id("b"), identifier: "track"), .reply(id("c"), action: "reply", text: "on my way"), .dismissed(id("f")),
+                .action(id("g"), identifier: "cancel"),
             ])
     }
 
@@ -309,7 +306,7 @@ import Testing
         try await recorder.waitForEvents(3)
         let id = { Presentation.ID(bundleID: "com.example.shop", identifier: $0) }
         #expect(
-            Set(recorder.events.withLock { $0 }) == [
+            Set(recorder.events.value) == [
                 .action(id("a"), identifier: "track"), .action(id("b"), identifier: "track"), .action(id("c"), identifier: "track"),
             ])
     }
@@ -324,11 +321,14 @@ import Testing
         try await forger.emit(
             path: ScriptedNotificationServer.path, interface: ScriptedNotificationServer.name, member: "ActionInvoked",
             [.uint32(1), .string("cancel")])
+        // The bus answers the forger's next call only after routing its signal, so the forged signal reaches the
+        // presenter before the server's: once the server's is heard, the forged one was handled.
+        _ = try await forger.call(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", member: "GetId")
         try await server.invokeAction("track", on: 1)
         try await recorder.waitForEvents(1)
-        try await Task.sleep(for: .milliseconds(100))
         #expect(
-            recorder.events.withLock { $0 } == [.action(Presentation.ID(bundleID: "com.example.shop", identifier: "order-42"), identifier: "track")])
+            recorder.events.value == [.action(Presentation.ID(bundleID: "com.example.shop", identifier: "order-42"), identifier: "track")])
     }
 
     // MARK: When the desktop goes away
@@ -336,11 +336,11 @@ import Testing
     @Test func withoutABusNotificationsGoToTheFallback() async throws {
         let recorder = Recorder()
         let presenter = DesktopPresenter(
-            address: "unix:path=/nonexistent/bus", fallback: recorder, log: { line in recorder.log.withLock { $0.append(line) } })
+            address: "unix:path=/nonexistent/bus", fallback: recorder, log: { line in recorder.log.update { $0.append(line) } })
         await presenter.present(Self.presentation("one"))
         await presenter.present(Self.presentation("two"))
         #expect(recorder.fallback.withLock { $0 }.map(\.identifier) == ["one", "two"])
-        let log = recorder.log.withLock { $0 }
+        let log = recorder.log.value
         #expect(
             log.count == 1 && log[0].hasPrefix("desktop notifications unavailable (cannot reach the D-Bus session bus at unix:path=/nonexistent/bus"))
     }
@@ -355,7 +355,7 @@ import Testing
         await presenter.present(Self.presentation("shown"))
         #expect(try await server.waitForNotification().id == 1)
         #expect(recorder.fallback.withLock { $0 }.map(\.identifier) == ["refused"])
-        let log = recorder.log.withLock { $0 }
+        let log = recorder.log.value
         #expect(
             log.contains {
                 $0.hasPrefix("the desktop's notification server refused com.example.shop/refused: org.freedesktop.DBus.Error.InvalidArgs")
@@ -376,18 +376,14 @@ import Testing
         try await bus.restart()
         let server = try await ScriptedNotificationServer.start(on: bus.address)
         // The run loop reconnects on its own: the next notification is a bubble again.
-        let deadline = ContinuousClock.now + .seconds(10)
-        while recorder.log.withLock({ $0 }).filter({ $0.hasPrefix("desktop notifications: ") }).count < 2 {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("no reconnection: \(recorder.log.withLock { $0 })")
-                return
-            }
-            try await Task.sleep(for: .milliseconds(20))
+        guard await recorder.log.wait(until: { $0.filter { $0.hasPrefix("desktop notifications: ") }.count >= 2 }) else {
+            Issue.record("no reconnection: \(recorder.log.value)")
+            return
         }
         await presenter.present(Self.presentation("after"))
         let notification = try await server.waitForNotification()
         #expect(notification.replacesID == 0 && recorder.fallback.withLock { $0 }.count == 1)
-        #expect(recorder.log.withLock { $0 }.contains { $0.hasPrefix("desktop notifications lost") })
+        #expect(recorder.log.value.contains { $0.hasPrefix("desktop notifications lost") })
     }
 
     @Test func bubblesShownBeforeARestartStillAnswer() async throws {
@@ -410,20 +406,21 @@ import Testing
         try await server.invokeAction("cancel", on: 1)
         try await after.waitForEvents(1)
         #expect(
-            after.events.withLock { $0 } == [.action(Presentation.ID(bundleID: "com.example.shop", identifier: "order-42"), identifier: "cancel")])
+            after.events.value == [.action(Presentation.ID(bundleID: "com.example.shop", identifier: "order-42"), identifier: "cancel")])
 
         // Another server took the name: the saved bubbles were its predecessor's, and are forgotten.
         server.stop()
         let successor = try await ScriptedNotificationServer.start(on: bus.address)
-        try await Task.sleep(for: .milliseconds(100))
         let third = Recorder()
         let (restarted, restartedRunning) = Self.presenter(on: bus, third, stateFile: stateFile)
         defer { restartedRunning.cancel() }
         await restarted.present(Self.presentation("newest"))
         _ = try await successor.waitForNotification()
         try await successor.invokeAction("track", on: 2)
-        try await Task.sleep(for: .milliseconds(150))
-        #expect(third.events.withLock { $0 }.isEmpty)
+        // A click on the successor's own bubble, after: once it is heard, the click on id 2 was handled and ignored.
+        try await successor.invokeAction("default", on: 1)
+        try await third.waitForEvents(1)
+        #expect(third.events.value == [.opened(Presentation.ID(bundleID: "com.example.shop", identifier: "newest"))])
     }
 
     @Test func bubblesAreFoundBothWaysAndTheOldestGoBeyondTheLimit() {

@@ -30,13 +30,13 @@ import Testing
             store: store, batchLimit: 100, queueLimit: 100, metrics: GatewayMetrics(),
             logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }), onCommitted: { _ in }
         )
-        let answered = NIOLockedValueBox(0)
+        let answered = Watched(0)
         try await eventLoop.submit { [eventLoop] in
             for index in 0..<5 {
-                writer.submit(notification(index), on: eventLoop) { _ in answered.withLockedValue { $0 += 1 } }
+                writer.submit(notification(index), on: eventLoop) { _ in answered.update { $0 += 1 } }
             }
         }.get()
-        while answered.withLockedValue({ $0 }) < 5 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(await answered.wait { $0 >= 5 })
         #expect(store.insertedBatchSizes == [5])
     }
 
@@ -51,21 +51,21 @@ import Testing
             onCommitted: { batch in committed.withLockedValue { $0 += batch } }
         )
         let notifications = (0..<6).map(notification)
-        let answers = NIOLockedValueBox<[Int: Rejection?]>([:])
+        let answers = Watched<[Int: Rejection?]>([:])
         store.holdWrites()
         for (index, notification) in notifications.enumerated() {
             try await eventLoop.submit { [eventLoop] in  // as the gateway does: from the connection's event loop
-                writer.submit(notification, on: eventLoop) { failure in answers.withLockedValue { $0[index] = failure } }
+                writer.submit(notification, on: eventLoop) { failure in answers.update { $0[index] = failure } }
             }.get()
             if index == 0 {
-                while store.heldWriteCount == 0 { try await Task.sleep(for: .milliseconds(5)) }
+                #expect(await store.waitForHeldWrites())
             }
         }
-        #expect(answers.withLockedValue { $0.isEmpty }, "nothing is answered before its commit")
+        #expect(answers.value.isEmpty, "nothing is answered before its commit")
         store.releaseWrites()
-        while answers.withLockedValue({ $0.count }) < notifications.count { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(await answers.wait { $0.count >= notifications.count })
 
-        #expect(answers.withLockedValue { $0.values.allSatisfy { $0 == nil } })
+        #expect(answers.value.values.allSatisfy { $0 == nil })
         #expect(store.insertedBatchSizes == [1, 2, 2, 1])
         let stored = committed.withLockedValue { $0 }
         #expect(stored.map(\.uniqueID) == notifications.map(\.uniqueID))

@@ -138,17 +138,17 @@ import Testing
         store.holdWrites()
         let inFlight = try await gateway.push()
         let accepted = Task { try await connection.send(inFlight) }
-        while store.heldWriteCount == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(await store.waitForHeldWrites())
         let late = try await connection.startRequest(headers: try await gateway.push().headers)
         try await connection.ping()  // the gateway has seen the late stream open before it starts draining
 
         let stopping = Task { try await gateway.stop() }
-        while !log.text.contains("provider API shutting down") { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(await log.wait(forLineContaining: "provider API shutting down"))
         // A request whose stream was open before the shutdown but completes after it is refused as APNs does.
         let refused = try await late.finish(body: Data(#"{"aps":{"alert":"late"}}"#.utf8))
         #expect(refused.reason == .shutdown)
         #expect(refused.status == 503)
-        try await Task.sleep(for: .milliseconds(50))
+        try await connection.ping()  // anything the gateway sent with its answer came before the ping's answer
         #expect(!connection.observedState.goAwayReceived)  // the accepted request is still owed its answer
 
         store.releaseWrites()
@@ -188,9 +188,9 @@ import Testing
 
         store.holdWrites()
         try await raw.write(requestHeaders(stream: 3) + requestBody(stream: 3) + requestHeaders(stream: 5))
-        while store.heldWriteCount == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(await store.waitForHeldWrites())
         let stopping = Task { try await gateway.stop() }
-        while !log.text.contains("provider API shutting down") { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(await log.wait(forLineContaining: "provider API shutting down"))
         try await raw.write(requestBody(stream: 5) + requestHeaders(stream: 7))
         _ = try await raw.bytes(until: { Raw.headersFrames(in: $0).count == 2 })
         store.releaseWrites()

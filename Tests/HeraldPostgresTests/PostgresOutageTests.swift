@@ -4,7 +4,6 @@ import HeraldStore
 import HeraldTesting
 import HeraldWire
 import PostgresNIO
-import Synchronization
 import Testing
 
 @testable import HeraldPostgres
@@ -41,14 +40,11 @@ import Testing
         let endpoint = try PostgresURL(url).endpoint
         let store = try await PostgresStore(
             url: url, nodeID: "node-one", configuration: configuration(timeout: .seconds(5)), logger: PostgresTesting.logger)
-        let heard = Mutex<[CommitNotice]>([])
-        let listening = Task {
-            for await notice in store.commitNotices() { heard.withLock { $0.append(notice) } }
-        }
-        defer { listening.cancel() }
-        try await waitUntil { heard.withLock { $0 } == [.resynchronize] }
+        let heard = CommitNoticeLog(store.commitNotices())
+        defer { heard.stop() }
+        #expect(await heard.wait { $0 == [.resynchronize] })
         let before = try await store.insertNotifications([notification()])
-        try await waitUntil { heard.withLock { $0.count } == 2 }
+        #expect(await heard.wait { $0.count == 2 })
 
         try await server.halt()
         for call in ["insert", "read"] {
@@ -78,10 +74,10 @@ import Testing
         #expect(afterID > (before[0].id ?? 0))
         // The commit notices' connection came back too, saying that notices may have been missed (the commit above
         // may have been), and hears the commits from then on.
-        try await waitUntil { heard.withLock { $0.filter { $0 == .resynchronize }.count } == 2 }
+        #expect(await heard.wait { $0.filter { $0 == .resynchronize }.count == 2 })
         let lastID = try #require(try await store.insertNotifications([notification()]).first?.id)
-        try await waitUntil { heard.withLock { $0.last } == .committed(nodeID: "node-one", ids: lastID...lastID) }
-        let notices = heard.withLock { $0 }
+        #expect(await heard.wait { $0.last == .committed(nodeID: "node-one", ids: lastID...lastID) })
+        let notices = heard.heard
         #expect(notices.first == .resynchronize && notices[1] == .committed(nodeID: "node-one", ids: before[0].id!...before[0].id!))
         await store.close()
     }
@@ -113,13 +109,15 @@ import Testing
             configuration.maximumConnections = 1
             let store = try await PostgresStore(url: database.url, nodeID: "node", configuration: configuration, logger: PostgresTesting.logger)
             let (held, release) = AsyncStream.makeStream(of: Void.self)
+            let (acquired, acquire) = AsyncStream.makeStream(of: Void.self)
             // The pool's one connection, held (past any deadline) until released.
             let holding = Task {
                 try await store.client.withConnection { _ in
+                    acquire.yield()
                     for await _ in held { break }
                 }
             }
-            try await Task.sleep(for: .milliseconds(100))
+            for await _ in acquired { break }
             let error = await #expect(throws: StoreError.self) { try await store.keys() }
             #expect(error?.code == .busy)
             #expect(error?.message.contains("all 1 connections to PostgreSQL at") == true, "\(error?.message ?? "")")
@@ -152,12 +150,14 @@ import Testing
     /// A call whose task is cancelled returns at once, saying so, even from a wait no one can cancel (a query).
     @Test func aCancelledCallReturnsAtOnce() async throws {
         try await PostgresTesting.withStore { store, _ in
+            let (querying, query) = AsyncStream.makeStream(of: Void.self)
             let call = Task {
                 try await store.withConnection("sleep") { connection in
+                    query.yield()
                     _ = try await connection.query("SELECT pg_sleep(3)", logger: PostgresTesting.logger).collect()
                 }
             }
-            try await Task.sleep(for: .milliseconds(200))
+            for await _ in querying { break }
             let started = ContinuousClock.now
             call.cancel()
             let error = await #expect(throws: StoreError.self) { try await call.value }
@@ -186,10 +186,4 @@ import Testing
         Issue.record("the store did not answer within 10 seconds: \(lastError)", sourceLocation: sourceLocation)
     }
 
-    /// Waits until `condition` holds, at most 10 seconds.
-    private static func waitUntil(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !condition(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        #expect(condition(), "waited 10 seconds", sourceLocation: sourceLocation)
-    }
 }

@@ -8,12 +8,12 @@ import UserNotifications
 /// The public center over a real engine and store: serial calls, the delegate, the live scheduler.
 @Suite struct CenterTests {
     final class Handler: NSObject, UNUserNotificationCenterDelegate {
-        let seen = Mutex<[String]>([])
+        let seen = Watched<[String]>([])
         func userNotificationCenter(
             _ center: UNUserNotificationCenter, willPresent notification: UNNotification,
             withCompletionHandler completionHandler: @escaping (UNNotificationPresentationOptions) -> Void
         ) {
-            seen.withLock { $0.append(notification.request.identifier) }
+            seen.update { $0.append(notification.request.identifier) }
             completionHandler([.banner, .list])
         }
     }
@@ -44,13 +44,10 @@ import UserNotifications
                 identifier: "soon", content: content("Soon"), trigger: UNTimeIntervalNotificationTrigger(timeInterval: 0.3, repeats: false)
             ))
         #expect(await center.pendingNotificationRequests().map(\.identifier) == ["soon"])
-        // The delegate hears of a notification before the center records it as delivered: wait for both.
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            if handler.seen.withLock({ $0.count }) == 2, await center.deliveredNotifications().count == 2 { break }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        #expect(handler.seen.withLock { $0 } == ["now", "soon"])
+        // The delegate decides first; the card goes up in the center's job that records the notification as delivered,
+        // so a call made after the second card runs after that job.
+        #expect(await harness.presenter.waitUntilShown(2))
+        #expect(handler.seen.value == ["now", "soon"])
         #expect(await center.deliveredNotifications().map(\.request.identifier) == ["soon", "now"])
         #expect(await center.pendingNotificationRequests().isEmpty)
         #expect(harness.presenter.shown.map(\.title) == ["Now", "Soon"])
@@ -129,8 +126,11 @@ import UserNotifications
     @Test func locationTriggersFollowTheSimulatedLocation() async throws {
         let harness = try EngineHarness()
         let location = SimulatedLocation(dataDirectory: harness.directory.url)
+        let locationsChecked = Watched(0)
         let center = UNUserNotificationCenter(
-            runtime: CenterRuntime(bundleID: EngineHarness.app, engine: .success(harness.engine), location: location))
+            runtime: CenterRuntime(
+                bundleID: EngineHarness.app, engine: .success(harness.engine), location: location,
+                locationChecked: { locationsChecked.update { $0 += 1 } }))
         center.start()
         let handler = Handler()
         center.delegate = handler
@@ -141,11 +141,10 @@ import UserNotifications
             UNNotificationRequest(
                 identifier: "arrived", content: content("Welcome"), trigger: UNLocationNotificationTrigger(region: office, repeats: false)))
         try location.set(CLLocationCoordinate2D(latitude: 48.85, longitude: 2.35))
-        try await Task.sleep(for: .milliseconds(1500))
-        #expect(handler.seen.withLock { $0 }.isEmpty)
+        #expect(await locationsChecked.wait { $0 == 1 })  // Paris was fed to the engine: nothing fired
+        #expect(handler.seen.value.isEmpty)
         try location.set(CLLocationCoordinate2D(latitude: 52.5201, longitude: 13.4051))
-        let deadline = ContinuousClock.now + .seconds(10)
-        while handler.seen.withLock({ $0 }).isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
-        #expect(handler.seen.withLock { $0 } == ["arrived"])
+        #expect(await locationsChecked.wait { $0 == 2 })
+        #expect(handler.seen.value == ["arrived"])
     }
 }

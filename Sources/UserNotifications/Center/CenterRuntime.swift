@@ -11,6 +11,8 @@ package final class CenterRuntime: Sendable {
     private let firesFor: String?
     private let engine: Result<any NotificationEngine, UNError>
     private let location: SimulatedLocation?
+    /// Called once each new location has been fed to the engine and what it fired was delivered (tests wait on it).
+    private let locationChecked: (@Sendable () -> Void)?
     /// How long the app's delegate may take to answer `willPresent` (as long as under the device daemon).
     package let willPresentTimeout: Duration
     private let jobs: AsyncStream<Job>.Continuation
@@ -28,14 +30,16 @@ package final class CenterRuntime: Sendable {
     ///   - location: Where location triggers learn the machine's location (checked every second).
     ///   - allApps: Fire every app's requests, not only this app's (the device daemon; benchmarks).
     ///   - willPresentTimeout: How long the app's delegate may take to answer `willPresent`.
+    ///   - locationChecked: Called once each new location has been fed to the engine and what it fired was delivered.
     package init(
         bundleID: String, engine: Result<any NotificationEngine, UNError>, location: SimulatedLocation? = nil, allApps: Bool = false,
-        willPresentTimeout: Duration = .seconds(10)
+        willPresentTimeout: Duration = .seconds(10), locationChecked: (@Sendable () -> Void)? = nil
     ) {
         self.bundleID = bundleID
         firesFor = allApps ? nil : bundleID
         self.engine = engine
         self.location = location
+        self.locationChecked = locationChecked
         self.willPresentTimeout = willPresentTimeout
         (queue, jobs) = AsyncStream.makeStream(of: Job.self)
     }
@@ -159,6 +163,7 @@ package final class CenterRuntime: Sendable {
                 lastSet = setAt
                 let fired = (try? await perform { _ throws(UNError) in try await engine.updateLocation(coordinate, now: Date(), app: app) }) ?? []
                 await deliver(fired, engine, present: present)
+                locationChecked?()
             }
             try? await Task.sleep(for: .seconds(1))
         }

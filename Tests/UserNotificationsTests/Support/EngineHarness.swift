@@ -21,12 +21,14 @@ final class ScriptedPrompt: AuthorizationPrompt {
 
 /// Keeps what would have been shown, withdrawn and badged.
 final class RecordingPresenter: NotificationPresenter {
-    private let cards = Mutex<[NotificationCard]>([])
+    private let cards = Watched<[NotificationCard]>([])
     private let changes = Mutex<[String]>([])
-    var shown: [NotificationCard] { cards.withLock { $0 } }
+    var shown: [NotificationCard] { cards.value }
+    /// Waits until `count` cards went up, at most 10 s; whether they did.
+    func waitUntilShown(_ count: Int) async -> Bool { await cards.wait { $0.count >= count } }
     /// `withdraw BUNDLE_ID a,b` and `badge BUNDLE_ID N`, in order.
     var otherChanges: [String] { changes.withLock { $0 } }
-    func present(_ card: NotificationCard) { cards.withLock { $0.append(card) } }
+    func present(_ card: NotificationCard) { cards.update { $0.append(card) } }
     func withdraw(bundleID: String, identifiers: [String]) {
         changes.withLock { $0.append("withdraw \(bundleID) \(identifiers.joined(separator: ","))") }
     }
