@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "HeraldStore", targets: ["HeraldStore"]),
         .library(name: "HeraldPostgres", targets: ["HeraldPostgres"]),
         .library(name: "HeraldGateway", targets: ["HeraldGateway"]),
+        .library(name: "HeraldConsole", targets: ["HeraldConsole"]),
         .library(name: "HeraldClient", targets: ["HeraldClient"]),
         .library(name: "HeraldCLI", targets: ["HeraldCLI"]),
         .library(name: "UserNotifications", targets: ["UserNotifications"]),
@@ -109,31 +110,48 @@ let package = Package(
                 "HeraldWire",
                 "HeraldTLS",
                 "HeraldStore",
-                // The console's send form is a provider like any other.
-                "HeraldClient",
-                "HeraldPages",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The console: a web application on the gateway's public surface (its pages, the admin API, /metrics and
+        // /healthz, the browser device's relayed link); its send form is a provider like any other.
+        .target(
+            name: "HeraldConsole",
+            dependencies: [
+                "HeraldWire",
+                "HeraldPages",
+                "HeraldStore",
+                "HeraldClient",
+                "HeraldGateway",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
-            resources: [.copy("Console/Assets")]
+            resources: [.copy("Assets")]
         ),
         // Apple-named location types, so `import CoreLocation` compiles as on iOS (regions for location triggers).
         .target(name: "CoreLocation"),
@@ -197,6 +215,7 @@ let package = Package(
                 "HeraldStore",
                 "HeraldPostgres",
                 "HeraldGateway",
+                "HeraldConsole",
                 "HeraldClient",
                 "UserNotifications",
                 "UserNotificationsUI",
@@ -227,7 +246,7 @@ let package = Package(
         .target(
             name: "HeraldGatewayTesting",
             dependencies: [
-                "HeraldTesting", "HeraldWire", "HeraldStore", "HeraldGateway", "HeraldClient",
+                "HeraldTesting", "HeraldWire", "HeraldStore", "HeraldGateway", "HeraldConsole", "HeraldClient",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -295,7 +314,8 @@ let package = Package(
         .testTarget(
             name: "HeraldGatewayTests",
             dependencies: [
-                "HeraldGateway", "HeraldTesting", "HeraldGatewayTesting", "HeraldPostgresTesting", "HeraldSpawn", "HeraldStore", "HeraldPostgres",
+                "HeraldGateway", "HeraldConsole", "HeraldTesting", "HeraldGatewayTesting", "HeraldPostgresTesting", "HeraldSpawn", "HeraldStore",
+                "HeraldPostgres",
                 "HeraldClient", "HeraldWire", "HeraldTLS", "UserNotifications",
                 "HeraldDevice",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -359,7 +379,7 @@ let package = Package(
             name: "HeraldCLITests",
             dependencies: [
                 "HeraldCLI", "HeraldTesting", "HeraldGatewayTesting", "HeraldPostgresTesting", "HeraldDesktopTesting", "HeraldSpawn", "HeraldStore",
-                "HeraldWire", "HeraldClient", "HeraldGateway", "UserNotifications", "HeraldDevice",
+                "HeraldWire", "HeraldClient", "HeraldGateway", "HeraldConsole", "UserNotifications", "HeraldDevice",
                 "HeraldDBus", "HeraldPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "X509", package: "swift-certificates"),

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import HeraldGateway
+import HeraldConsole
 import HeraldStore
 
 /// `herald console`: settings of the web console.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeraldConsole
 import HeraldGateway
 import HeraldPostgres
 import HeraldStore
@@ -130,7 +131,8 @@ struct Serve: AsyncParsableCommand {
 
     private func serve(store: any Store, settings: ServeSettings, directory: DataDirectory, logger: Logger) async throws {
         let configuration = settings.gatewayConfiguration
-        let gateway = try await Gateway.start(configuration: configuration, store: store, dataDirectory: directory, logger: logger)
+        let gateway = try await Gateway.start(
+            configuration: configuration, store: store, dataDirectory: directory, console: Console.service, logger: logger)
         let quickStart = settings.quiet ? nil : try await QuickStart.prepare(directory: directory, store: store, environment: settings.environment)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await gateway.run() }

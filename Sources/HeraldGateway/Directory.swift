@@ -1,5 +1,5 @@
 import Crypto
-import HeraldStore
+public import HeraldStore
 import HeraldWire
 import NIOCore
 
@@ -12,7 +12,7 @@ struct ResolvedKey: Sendable {
 /// Reads keys and devices from the store through a short-lived cache, so the hot path does not touch
 /// the store while changes made by other processes (the CLI) still arrive within two of the cache's
 /// lifetimes (an expired entry is served while its one refresh runs).
-final class Directory: Sendable {
+public final class Directory: Sendable {
     private struct KeyName: Hashable, Sendable {
         var teamID: String
         var keyID: String
@@ -49,7 +49,7 @@ final class Directory: Sendable {
 
     /// Replaces what the cache holds for a key this process just changed (created, imported, revoked), so the
     /// provider API acts on the change at once.
-    func remember(_ key: ProviderKey) {
+    public func remember(_ key: ProviderKey) {
         let resolved = (try? P256.Signing.PublicKey(pemRepresentation: key.publicKeyPEM)).map { ResolvedKey(record: key, publicKey: $0) }
         keys.set(resolved, for: KeyName(teamID: key.teamID, keyID: key.keyID))
     }
@@ -66,7 +66,7 @@ final class Directory: Sendable {
     }
 
     /// Replaces what the cache holds for a device this process just changed (registered, retired).
-    func remember(_ device: DeviceRecord) {
+    public func remember(_ device: DeviceRecord) {
         devices.set(device, for: device.token)
     }
 
@@ -76,7 +76,7 @@ final class Directory: Sendable {
     }
 
     /// Replaces what the cache holds for an app's storage policy this process just set.
-    func remember(_ policy: StoragePolicy, bundleID: String) {
+    public func remember(_ policy: StoragePolicy, bundleID: String) {
         policies.set(policy, for: bundleID)
     }
 

@@ -7,7 +7,8 @@ import NIOSSL
 import ServiceLifecycle
 public import UnixSignals
 
-/// A running Herald gateway: the provider API, the console and the store writer, as one service group.
+/// A running Herald gateway: the provider API, the device links, the store writer and (when given) the console, as one
+/// service group.
 ///
 /// ```swift
 /// let gateway = try await Gateway.start(configuration: configuration, store: store, dataDirectory: directory, logger: logger)
@@ -52,6 +53,8 @@ public final class Gateway: Sendable {
     ///   - dataDirectory: Holds `tls/` (the local CA) and `admin-token`.
     ///   - clock: Wall-clock time for token age and timestamps.
     ///   - signals: Signals that start a graceful shutdown (none in tests).
+    ///   - console: What the console port serves, made from the gateway's parts (HeraldConsole's `Console.service`);
+    ///     nil: no console port.
     ///   - logger: Where the gateway logs; it never logs tokens, JWTs or payloads.
     public static func start(
         configuration: GatewayConfiguration,
@@ -59,6 +62,7 @@ public final class Gateway: Sendable {
         dataDirectory: DataDirectory,
         clock: any WallClock = SystemWallClock(),
         signals: [UnixSignal] = [.sigterm, .sigint],
+        console: ConsoleFactory? = nil,
         logger: Logger
     ) async throws -> Gateway {
         let eventLoopGroup = MultiThreadedEventLoopGroup.singleton
@@ -123,37 +127,26 @@ public final class Gateway: Sendable {
         }
         let consolePort = eventLoopGroup.any().makePromise(of: Int.self)
         let devicePort = eventLoopGroup.any().makePromise(of: Int.self)
-        let browsers = BrowserDevices()
-        let consoleAuth = ConsoleAuth(token: adminToken, sessions: ConsoleSessions(), dataDirectory: dataDirectory)
-        let sender = ConsoleSender(
-            store: store, dataDirectory: dataDirectory, environment: configuration.environment,
-            provider: .init(
-                host: configuration.host, port: provider.port, usesTLS: tls != nil,
-                trustRootsPath: configuration.tlsCertificatePath ?? authority.caCertificatePath),
-            clock: clock, logger: logger)
-        let console = try ConsoleServer.makeApplication(
-            configuration: configuration,
-            metrics: metrics,
-            readiness: readiness,
-            admin: AdminAPI(
-                store: store, hub: hub, auth: consoleAuth, events: events,
-                validators: ConsoleValidators(store: store, directory: directory, hub: hub, environment: configuration.environment, clock: clock),
-                sender: sender,
-                browsers: browsers,
-                keys: ConsoleKeys(
-                    store: store, directory: directory, retirements: retirements, environment: configuration.environment, clock: clock),
-                directory: directory
-            ),
-            relay: DeviceLinkRelay(
-                devicePort: devicePort.futureResult, host: configuration.host,
-                tls: configuration.plaintext
-                    ? nil : try DeviceLinkRelay.clientTLS(trusting: configuration.tlsCertificatePath ?? authority.caCertificatePath),
-                messageLimit: configuration.deviceLinkMessageLimit, auth: consoleAuth, browsers: browsers, logger: logger),
-            tls: configuration.consoleUsesTLS ? try http1TLS(configuration: configuration, authority: authority) : nil,
-            group: eventLoopGroup,
-            logger: logger,
-            onListening: { consolePort.succeed($0) }
-        )
+        let consoleService: (any Service)?
+        do {
+            consoleService = try console.map { makeConsole in
+                try makeConsole(
+                    GatewayParts(
+                        configuration: configuration, store: store, dataDirectory: dataDirectory, clock: clock, logger: logger, metrics: metrics,
+                        readiness: readiness, hub: hub, events: events, directory: directory, retirements: retirements,
+                        tokenInspector: ProviderTokenInspector(directory: directory, environment: configuration.environment), adminToken: adminToken,
+                        providerPort: provider.port, trustRootsPath: configuration.tlsCertificatePath ?? authority.caCertificatePath,
+                        devicePort: devicePort.futureResult,
+                        consoleTLS: configuration.consoleUsesTLS ? try http1TLS(configuration: configuration, authority: authority) : nil,
+                        eventLoopGroup: eventLoopGroup, consoleListening: { consolePort.succeed($0) }
+                    ))
+            }
+        } catch {
+            consolePort.fail(error)
+            devicePort.fail(error)
+            throw error
+        }
+        if consoleService == nil { consolePort.fail(NoConsole()) }
         let deviceLinks = DeviceLinkServer(
             services: DeviceLinkServices(
                 configuration: configuration, store: store, hub: hub, recorder: recorder, directory: directory,
@@ -174,23 +167,27 @@ public final class Gateway: Sendable {
                 logger: logger)
             clusterServices = [.init(service: membership), .init(service: feed), .init(service: linkChanges)]
         }
+        var services =
+            clusterServices + [
+                .init(service: StoreMaintenance(store: store, interval: .milliseconds(200), logger: logger)),
+                .init(service: writer), .init(service: recorder), .init(service: retirements),
+            ]
+        if let consoleService {
+            services.append(
+                .init(
+                    service: NamedListener(
+                        service: consoleService, listener: "console", flag: "--console-port", host: configuration.consoleHost,
+                        port: configuration.consolePort)))
+        }
+        services += [
+            .init(
+                service: NamedListener(
+                    service: deviceLinks, listener: "device link", flag: "--device-port", host: configuration.host, port: configuration.devicePort)),
+            .init(service: provider),
+        ]
         let group = ServiceGroup(
             configuration: .init(
-                services: clusterServices + [
-                    .init(service: StoreMaintenance(store: store, interval: .milliseconds(200), logger: logger)),
-                    .init(service: writer), .init(service: recorder), .init(service: sender), .init(service: retirements),
-                    .init(
-                        service: NamedListener(
-                            service: console, listener: "console", flag: "--console-port", host: configuration.consoleHost,
-                            port: configuration.consolePort
-                        )),
-                    .init(
-                        service: NamedListener(
-                            service: deviceLinks, listener: "device link", flag: "--device-port", host: configuration.host,
-                            port: configuration.devicePort
-                        )),
-                    .init(service: provider),
-                ],
+                services: services,
                 gracefulShutdownSignals: signals,
                 logger: logger
             )
@@ -258,7 +255,7 @@ public final class Gateway: Sendable {
         return tls
     }
 
-    /// The console port, once the console is listening.
+    /// The console port, once the console is listening; ``NoConsole`` when the gateway was started without one.
     public func consolePort() async throws -> Int {
         try await consolePortPromise.futureResult.get()
     }

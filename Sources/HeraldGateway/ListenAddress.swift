@@ -1,12 +1,12 @@
 /// What a configured listening host (`--host`, `--console-host`) means for a client on the same machine.
-enum ListenAddress {
+public enum ListenAddress {
     /// Whether `host` listens on every address of the machine (0.0.0.0, ::), or on none named (empty).
-    static func isWildcard(_ host: String) -> Bool {
+    public static func isWildcard(_ host: String) -> Bool {
         ["0.0.0.0", "::", "[::]", ""].contains(host)
     }
 
     /// The address a client on this machine connects to: loopback for a wildcard, else `host` itself.
-    static func local(_ host: String) -> String {
+    public static func local(_ host: String) -> String {
         switch host {
         case "::", "[::]": "::1"
         case _ where isWildcard(host): "127.0.0.1"

@@ -1,6 +1,7 @@
 public import Crypto
 public import Foundation
 public import HeraldClient
+import HeraldConsole
 public import HeraldGateway
 public import HeraldStore
 public import HeraldTesting
@@ -75,6 +76,7 @@ public final class TestGateway: Sendable {
             dataDirectory: directory,
             clock: clock,
             signals: [],
+            console: Console.service,
             logger: logger
         )
         let running = Task { try await gateway.run() }

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldConsole
 import HeraldDevice
 import HeraldGateway
 import HeraldGatewayTesting

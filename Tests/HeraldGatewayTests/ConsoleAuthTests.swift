@@ -1,4 +1,5 @@
 import Foundation
+import HeraldConsole
 import HeraldGateway
 import HeraldGatewayTesting
 import HeraldTesting

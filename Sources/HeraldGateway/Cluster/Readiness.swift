@@ -1,11 +1,11 @@
 import Synchronization
 
 /// Whether the gateway can take notifications now, for `/healthz`: not while its store cannot be reached.
-final class Readiness: Sendable {
+public final class Readiness: Sendable {
     private let problem = Mutex<String?>(nil)
 
     /// Nil when ready; else why not, in words.
-    var notReadyReason: String? { problem.withLock { $0 } }
+    public var notReadyReason: String? { problem.withLock { $0 } }
 
     /// Marks the gateway ready; true when it was not.
     func ready() -> Bool {

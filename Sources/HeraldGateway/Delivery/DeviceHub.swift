@@ -1,9 +1,9 @@
-import HeraldStore
+public import HeraldStore
 import HeraldWire
 import Synchronization
 
 /// The devices online on this gateway, one link each, and the hand-off of committed notifications to them.
-final class DeviceHub: Sendable {
+public final class DeviceHub: Sendable {
     private let links = Mutex<[String: DeviceLink]>([:])
     /// Tokens whose device asked to unregister them over its link and had its answer: not told again.
     private let answeredRetirements = Mutex<Set<DeviceToken>>([])
@@ -77,7 +77,7 @@ final class DeviceHub: Sendable {
 
 extension DeviceHub {
     /// The devices online on this gateway and, when `store` is a cluster's, on every live node.
-    func onlineDeviceIDs(everywhereIn store: any Store) async throws(StoreError) -> Set<String> {
+    public func onlineDeviceIDs(everywhereIn store: any Store) async throws(StoreError) -> Set<String> {
         guard let cluster = store as? any ClusterStore else { return onlineDeviceIDs }
         return try await onlineDeviceIDs.union(cluster.deviceLinks().map(\.deviceID))
     }

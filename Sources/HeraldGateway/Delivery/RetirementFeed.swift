@@ -1,6 +1,6 @@
 import HeraldStore
 import Logging
-import ServiceLifecycle
+public import ServiceLifecycle
 
 /// Announces every retired token once, whichever process retired it — a device over its link, the console, or
 /// `herald tokens retire` writing to the store beside the running gateway (or another node of a cluster): the
@@ -9,7 +9,7 @@ import ServiceLifecycle
 ///
 /// Retirements are numbered in commit order by the store; the feed reads those after the last number it announced,
 /// on a beat (``GatewayConfiguration/retirementInterval``) and whenever this gateway retired one itself (``check()``).
-actor RetirementFeed: Service {
+public actor RetirementFeed: Service {
     private let store: any Store
     private let hub: DeviceHub
     private let events: DeliveryEvents
@@ -31,7 +31,7 @@ actor RetirementFeed: Service {
         faults = StoreFaultLog(work: "announcing retired tokens", logger: logger)
     }
 
-    func run() async throws {
+    public func run() async throws {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             await check()
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.interval) }
@@ -39,7 +39,7 @@ actor RetirementFeed: Service {
     }
 
     /// Announces what was retired since the last check; a check asked for while one runs makes that one read again.
-    func check() async {
+    public func check() async {
         if checking {
             checkAgain = true
             return

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldGateway
 import HeraldStore
 import HeraldWire
 import Hummingbird
@@ -98,7 +99,7 @@ struct DeliveryLog: Sendable {
             page.removeLast(page.count - request.limit)
             if let last = page.last?.id { fields["next"] = .integer(last) }
         }
-        fields["notifications"] = .array(page.map(AdminAPI.timeline(of:)))
+        fields["notifications"] = .array(page.map(DeliveryTimeline.timeline(of:)))
         return AdminAPI.json(.ok, .object(fields))
     }
 }

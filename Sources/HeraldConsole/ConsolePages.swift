@@ -5,7 +5,7 @@ import Hummingbird
 import NIOCore
 
 /// The console's pages and the sign-in around them. Pages are static HTML, JavaScript modules and CSS from the
-/// binary's resources (`Console/Assets`), working over the console's JSON API; every response carries a
+/// binary's resources (`Assets`), working over the console's JSON API; every response carries a
 /// Content-Security-Policy that allows only the console's own scripts and styles.
 struct ConsolePages: Sendable {
     let auth: ConsoleAuth
@@ -115,10 +115,10 @@ struct ConsolePages: Sendable {
         return nil
     }
 
-    /// The pages, scripts and styles in the binary's resources (`Console/Assets` and the shared ones).
-    static let bundledAssets = WebAsset.bundled(target: "HeraldGateway")
+    /// The pages, scripts and styles in the binary's resources (`Assets` and the shared ones).
+    static let bundledAssets = WebAsset.bundled(target: "HeraldConsole")
 
-    static let missingAssets = WebAsset.missing(target: "HeraldGateway", pages: "the console's pages are")
+    static let missingAssets = WebAsset.missing(target: "HeraldConsole", pages: "the console's pages are")
 }
 
 /// Headers on every console response: only the console's own scripts, styles and connections; no framing, no

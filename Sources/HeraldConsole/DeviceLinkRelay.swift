@@ -1,4 +1,5 @@
 import HTTPTypes
+import HeraldGateway
 import HeraldWire
 import HummingbirdWSClient
 import HummingbirdWebSocket

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldGateway
 import HeraldStore
 import HeraldWire
 import Hummingbird
@@ -42,7 +43,10 @@ struct AdminAPI: Sendable {
         switch auth.caller(of: request) {
         case .person(_, let session)?:
             Self.json(
-                .ok, .object(["caller": .string("session"), "csrf": .string(session.csrf), "expires": .string(Self.timestamp(session.expires))]))
+                .ok,
+                .object([
+                    "caller": .string("session"), "csrf": .string(session.csrf), "expires": .string(DeliveryTimeline.timestamp(session.expires)),
+                ]))
         default:
             Self.json(.ok, .object(["caller": .string("token")]))
         }
@@ -77,7 +81,7 @@ struct AdminAPI: Sendable {
         guard let notification = try await store.notification(id: uuid) else {
             return Self.error(.notFound, "NotFound", "no notification with this apns-id or apns-unique-id")
         }
-        return Self.json(.ok, Self.timeline(of: notification))
+        return Self.json(.ok, DeliveryTimeline.timeline(of: notification))
     }
 
     private func devices() async throws -> Response {
@@ -87,7 +91,7 @@ struct AdminAPI: Sendable {
             let apps = try await store.devices(owner: device.id).map { record -> JSONValue in
                 .object([
                     "topic": .string(record.topic), "deviceToken": .string(record.token.hex),
-                    "environment": .string(record.environment.rawValue), "registered": .string(Self.timestamp(record.createdAt)),
+                    "environment": .string(record.environment.rawValue), "registered": .string(DeliveryTimeline.timestamp(record.createdAt)),
                 ])
             }
             list.append(
@@ -95,8 +99,8 @@ struct AdminAPI: Sendable {
                     "deviceID": .string(device.id),
                     "online": .bool(online.contains(device.id)),
                     "browser": .bool(browsers.contains(device.id)),
-                    "firstSeen": .string(Self.timestamp(device.firstSeenAt)),
-                    "lastSeen": .string(Self.timestamp(device.lastSeenAt)),
+                    "firstSeen": .string(DeliveryTimeline.timestamp(device.firstSeenAt)),
+                    "lastSeen": .string(DeliveryTimeline.timestamp(device.lastSeenAt)),
                     "pending": .integer(Int64(try await store.pendingNotificationCount(deviceID: device.id))),
                     "apps": .array(apps),
                 ]))
@@ -108,7 +112,7 @@ struct AdminAPI: Sendable {
         let list = try await store.apps().map { app -> JSONValue in
             .object([
                 "bundleID": .string(app.bundleID),
-                "storagePolicy": Self.policyJSON(app.storagePolicy),
+                "storagePolicy": DeliveryTimeline.policyJSON(app.storagePolicy),
                 "devices": .integer(Int64(app.deviceCount)),
             ])
         }
@@ -129,17 +133,7 @@ struct AdminAPI: Sendable {
         let policy = StoragePolicy(kind: kind, cap: cap)
         try await store.setStoragePolicy(policy, bundleID: bundleID)
         directory.remember(policy, bundleID: bundleID)
-        return Self.json(.ok, .object(["bundleID": .string(bundleID), "storagePolicy": Self.policyJSON(policy)]))
-    }
-
-    static func policyJSON(_ policy: StoragePolicy) -> JSONValue {
-        policy.kind == .all
-            ? .object(["kind": .string("all"), "cap": .integer(Int64(policy.cap))])
-            : .object(["kind": .string("latest")])
-    }
-
-    static func timestamp(_ date: Date) -> String {
-        date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
+        return Self.json(.ok, .object(["bundleID": .string(bundleID), "storagePolicy": DeliveryTimeline.policyJSON(policy)]))
     }
 
     static func json(_ status: HTTPResponse.Status, _ value: JSONValue) -> Response {

@@ -1,16 +1,16 @@
 import Foundation
 import HeraldStore
-import HeraldWire
+public import HeraldWire
 import Synchronization
 
 /// Delivery state changes as they happen — accepted, stored, delivered (acknowledged by the device), discarded, an
 /// app unregistered — for whoever follows `GET /v1/events`. Publishing costs one atomic load while nobody follows.
-final class DeliveryEvents: Sendable {
+public final class DeliveryEvents: Sendable {
     /// Events a slow follower may fall behind by before older ones are dropped for it.
     static let backlog = 10_000
 
     /// What a follower reads: an event, or a beat that only keeps the connection alive.
-    enum Item: Sendable {
+    public enum Item: Sendable {
         case event(JSONValue)
         case keepAlive
     }
@@ -21,7 +21,7 @@ final class DeliveryEvents: Sendable {
     var isFollowed: Bool { followerCount.load(ordering: .relaxed) > 0 }
 
     /// The events from now on, with a beat every `keepAlive`, until the stream is dropped.
-    func follow(keepAlive: Duration = .seconds(15)) -> AsyncStream<Item> {
+    public func follow(keepAlive: Duration = .seconds(15)) -> AsyncStream<Item> {
         let (stream, continuation) = AsyncStream.makeStream(of: Item.self, bufferingPolicy: .bufferingNewest(Self.backlog))
         let id = followers.withLock { followers in
             followers.next += 1
@@ -56,7 +56,7 @@ final class DeliveryEvents: Sendable {
     // MARK: The events
     //
     // Every event about one notification carries the same fields (`about`), so a page can show a notification it
-    // has not seen without asking for it; its steps (`stored`, `discarded`) are the timeline's own (`AdminAPI`).
+    // has not seen without asking for it; its steps (`stored`, `discarded`) are the timeline's own (``DeliveryTimeline``).
 
     /// What a committed batch means to followers: each notification accepted, then stored (for an offline or virtual
     /// device) or discarded (apns-expiration 0 for an offline device) when it was.
@@ -73,21 +73,21 @@ final class DeliveryEvents: Sendable {
     static func accepted(_ notification: StoredNotification) -> JSONValue {
         var fields = about(notification)
         fields["event"] = .string("accepted")
-        fields["at"] = .string(AdminAPI.timestamp(notification.receivedAt))
+        fields["at"] = .string(DeliveryTimeline.timestamp(notification.receivedAt))
         return .object(fields)
     }
 
     static func delivered(uniqueID: UUID, deviceID: String, at date: Date) -> JSONValue {
         .object([
             "event": .string("delivered"), "uniqueID": .string(APNsID.format(uniqueID)), "deviceID": .string(deviceID),
-            "at": .string(AdminAPI.timestamp(date)),
+            "at": .string(DeliveryTimeline.timestamp(date)),
         ])
     }
 
     static func responded(uniqueID: UUID, deviceID: String, response: NotificationResponse) -> JSONValue {
         var fields: [String: JSONValue] = [
             "event": .string("responded"), "uniqueID": .string(APNsID.format(uniqueID)), "deviceID": .string(deviceID),
-            "action": .string(response.action), "at": .string(AdminAPI.timestamp(response.at)),
+            "action": .string(response.action), "at": .string(DeliveryTimeline.timestamp(response.at)),
         ]
         if let text = response.text { fields["text"] = .string(text) }
         return .object(fields)
@@ -108,7 +108,7 @@ final class DeliveryEvents: Sendable {
             "event": .string("unregistered"), "deviceToken": .string(device.token.hex), "topic": .string(device.topic),
             "reason": .string((device.retirement ?? .unregistered).rawValue),
         ]
-        if let retiredAt = device.retiredAt { fields["at"] = .string(AdminAPI.timestamp(retiredAt)) }
+        if let retiredAt = device.retiredAt { fields["at"] = .string(DeliveryTimeline.timestamp(retiredAt)) }
         if let owner = device.owner { fields["deviceID"] = .string(owner) }
         return .object(fields)
     }
@@ -130,7 +130,7 @@ final class DeliveryEvents: Sendable {
 
     /// The timeline's latest step named `name` (`at`, `reason`, `detail`), with the fields of `about`.
     private static func step(_ name: String, of notification: StoredNotification) -> JSONValue? {
-        guard case .object(let step)? = AdminAPI.timelineEvents(of: notification).last(where: { $0["event"]?.stringValue == name }) else {
+        guard case .object(let step)? = DeliveryTimeline.events(of: notification).last(where: { $0["event"]?.stringValue == name }) else {
             return nil
         }
         return .object(about(notification).merging(step) { _, step in step })

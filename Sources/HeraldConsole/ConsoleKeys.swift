@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import HTTPTypes
+import HeraldGateway
 import HeraldStore
 import HeraldWire
 import Hummingbird
@@ -114,7 +115,7 @@ struct ConsoleKeys: Sendable {
         if let existing = try await store.key(teamID: teamID, keyID: keyID) {
             throw Refusal(
                 .conflict, "KeyExists",
-                "key \(keyID) of team \(teamID) is already registered (\(existing.environment), created \(AdminAPI.timestamp(existing.createdAt))"
+                "key \(keyID) of team \(teamID) is already registered (\(existing.environment), created \(DeliveryTimeline.timestamp(existing.createdAt))"
                     + (existing.revokedAt == nil ? "" : ", revoked") + "); use another key id")
         }
         let record = ProviderKey(
@@ -137,9 +138,9 @@ struct ConsoleKeys: Sendable {
     static func keyJSON(_ key: ProviderKey) -> JSONValue {
         var fields: [String: JSONValue] = [
             "teamID": .string(key.teamID), "keyID": .string(key.keyID), "topics": .array(key.topics.map(JSONValue.string)),
-            "environment": .string(key.environment.rawValue), "createdAt": .string(AdminAPI.timestamp(key.createdAt)),
+            "environment": .string(key.environment.rawValue), "createdAt": .string(DeliveryTimeline.timestamp(key.createdAt)),
         ]
-        if let revokedAt = key.revokedAt { fields["revokedAt"] = .string(AdminAPI.timestamp(revokedAt)) }
+        if let revokedAt = key.revokedAt { fields["revokedAt"] = .string(DeliveryTimeline.timestamp(revokedAt)) }
         return .object(fields)
     }
 
@@ -195,12 +196,12 @@ struct ConsoleKeys: Sendable {
     private static func tokenFields(_ record: DeviceRecord) -> [String: JSONValue] {
         var fields: [String: JSONValue] = [
             "deviceToken": .string(record.token.hex), "topic": .string(record.topic), "environment": .string(record.environment.rawValue),
-            "createdAt": .string(AdminAPI.timestamp(record.createdAt)),
+            "createdAt": .string(DeliveryTimeline.timestamp(record.createdAt)),
         ]
         if let owner = record.owner { fields["deviceID"] = .string(owner) }
         if let retiredAt = record.retiredAt {
             fields["retired"] = .object([
-                "at": .string(AdminAPI.timestamp(retiredAt)), "as": .string((record.retirement ?? .unregistered).rawValue),
+                "at": .string(DeliveryTimeline.timestamp(retiredAt)), "as": .string((record.retirement ?? .unregistered).rawValue),
             ])
         }
         return fields

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import HeraldClient
+import HeraldGateway
 import HeraldStore
 import HeraldWire
 import Hummingbird
@@ -78,7 +79,7 @@ actor ConsoleSender: Service {
                 status: error.status ?? error.reason?.status ?? 0, reason: error.reason?.rawValue, message: error.message,
                 checkedBy: error.code == .rejected ? "gateway" : "client")
             if let apnsID = error.apnsID { fields["apnsID"] = .string(APNsID.format(apnsID)) }
-            if let timestamp = error.timestamp { fields["timestamp"] = .string(AdminAPI.timestamp(timestamp)) }
+            if let timestamp = error.timestamp { fields["timestamp"] = .string(DeliveryTimeline.timestamp(timestamp)) }
             return .object(fields)
         } catch {
             return .object(Self.refusal(status: 0, reason: nil, message: "\(error)", checkedBy: "client"))
@@ -112,7 +113,7 @@ actor ConsoleSender: Service {
         return .object([
             "curl": .string(curl.joined(separator: " \\\n  ")),
             "heraldSend": .string(send.joined(separator: " \\\n  ")),
-            "jwtExpires": .string(AdminAPI.timestamp(clock.now().addingTimeInterval(3600))),
+            "jwtExpires": .string(DeliveryTimeline.timestamp(clock.now().addingTimeInterval(3600))),
         ])
     }
 

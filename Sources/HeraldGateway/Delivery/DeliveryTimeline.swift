@@ -1,11 +1,11 @@
-import Foundation
-import HeraldStore
-import HeraldWire
+public import Foundation
+public import HeraldStore
+public import HeraldWire
 
 /// A notification's timeline as the delivery log shows it: each step with its time, a `reason` a script can match
-/// and a `detail` a developer reads. The one place these words are made; the live events (``DeliveryEvents``) take
-/// their steps from here too.
-extension AdminAPI {
+/// and a `detail` a developer reads. The one place these words are made: the console's delivery log shows them, and the
+/// live events (``DeliveryEvents``) take their steps from here too.
+public enum DeliveryTimeline {
     /// The notification's fields, its `state` and its `timeline`; `logID` is its place in the log (the `before` of
     /// the next page).
     ///
@@ -15,7 +15,7 @@ extension AdminAPI {
     ///  {"event":"stored","at":"…","reason":"offline","detail":"…"},
     ///  {"event":"discarded","at":"…","reason":"coalesced","replacedBy":"collapse-id","detail":"…"}], …}
     /// ```
-    static func timeline(of notification: StoredNotification) -> JSONValue {
+    public static func timeline(of notification: StoredNotification) -> JSONValue {
         var fields: [String: JSONValue] = [
             "apnsID": .string(APNsID.format(notification.apnsID)),
             "uniqueID": .string(APNsID.format(notification.uniqueID)),
@@ -25,7 +25,7 @@ extension AdminAPI {
             "pushType": .string(notification.pushType.rawValue),
             "priority": .integer(Int64(notification.priority.rawValue)),
             "state": .string(notification.delivery.state.rawValue),
-            "timeline": .array(timelineEvents(of: notification)),
+            "timeline": .array(events(of: notification)),
         ]
         if let id = notification.id { fields["logID"] = .integer(id) }
         if let deviceID = notification.deviceID { fields["deviceID"] = .string(deviceID) }
@@ -36,7 +36,7 @@ extension AdminAPI {
     }
 
     /// The steps so far, oldest first: accepted; stored (and why); delivered; discarded (and why); what the person did.
-    static func timelineEvents(of notification: StoredNotification) -> [JSONValue] {
+    public static func events(of notification: StoredNotification) -> [JSONValue] {
         let delivery = notification.delivery
         var events = [step("accepted", notification.receivedAt, detail: "Accepted: answered 200 to the provider and committed to the store.")]
         if let storedAt = delivery.storedAt {
@@ -141,5 +141,17 @@ extension AdminAPI {
         var fields: [String: JSONValue] = ["event": .string(name), "at": .string(timestamp(date)), "detail": .string(detail)]
         if let reason { fields["reason"] = .string(reason) }
         return .object(fields.merging(extra) { old, _ in old })
+    }
+
+    /// A storage policy as the admin API writes it: `{"kind":"all","cap":100}` or `{"kind":"latest"}`.
+    public static func policyJSON(_ policy: StoragePolicy) -> JSONValue {
+        policy.kind == .all
+            ? .object(["kind": .string("all"), "cap": .integer(Int64(policy.cap))])
+            : .object(["kind": .string("latest")])
+    }
+
+    /// A time as the admin API and the events write it: ISO 8601 with milliseconds, in UTC.
+    public static func timestamp(_ date: Date) -> String {
+        date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
     }
 }
