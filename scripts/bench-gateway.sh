@@ -3,6 +3,7 @@
 #
 #   scripts/bench-gateway.sh            # defaults below; REQUESTS=500000 scripts/bench-gateway.sh for a longer run
 #   HERALD_BIN=/tmp/a scripts/bench-gateway.sh   # the herald in /tmp/a, built by you (alternate two builds' runs)
+#   PROFILE=1 scripts/bench-gateway.sh  # instead: where herald's CPU goes (perf), and its system calls per notification
 #
 # 1. Builds the release `herald`, creates a key and 50 device tokens, starts `herald serve` (TLS, SQLite, defaults)
 #    and nginx answering 200 over HTTP/2 + TLS with the same certificate.
@@ -94,6 +95,30 @@ nginx_uri="https://localhost:$NGINX_PORT/3/device/x"
 sleep 1
 
 warm_ok=$(load "$work/uris" -n 20000 | ok_of)     # warm up: connections, caches, SQLite pages
+if [ "${PROFILE:-0}" = 1 ]; then
+  # perf samples every thread of herald through one load (its CPU measured as in the rounds), then syscall
+  # tracepoints count its system calls through another; scripts/profile-breakdown.py prints the table.
+  command -v perf >/dev/null || { apt-get update -qq && apt-get install -y -qq linux-perf >/dev/null; }
+  perf record -q -F 1999 -p "$herald_pid" -o "$work/perf.data" 2>/dev/null &
+  perf_pid=$!
+  sleep 0.5
+  ticks_before=$(cpu_ticks "$herald_pid")
+  load "$work/uris" -n "$REQUESTS" >/dev/null
+  ticks_after=$(cpu_ticks "$herald_pid")
+  kill -INT "$perf_pid" && wait "$perf_pid" || true
+  cpu=$(python3 -c "print(($ticks_after - $ticks_before) / $(getconf CLK_TCK) / $REQUESTS * 1e6)")
+  calls=()
+  for call in read readv write writev sendmsg recvmsg sendto recvfrom pwrite64 pread64 fdatasync fsync epoll_wait futex; do
+    calls+=(-e "syscalls:sys_enter_$call")
+  done
+  perf stat -x, -o "$work/syscalls.csv" -e raw_syscalls:sys_enter "${calls[@]}" -p "$herald_pid" &
+  stat_pid=$!
+  sleep 0.5
+  load "$work/uris" -n "$REQUESTS" >/dev/null
+  kill -INT "$stat_pid" && wait "$stat_pid" || true
+  "$root/scripts/profile-breakdown.py" "$work/perf.data" "$work/syscalls.csv" "$REQUESTS" "$cpu"
+  exit 0
+fi
 load "$nginx_uri" -n 20000 >/dev/null
 herald_rates=() nginx_rates=() herald_ok=0 herald_ticks=0
 for _ in $(seq "$ROUNDS"); do
