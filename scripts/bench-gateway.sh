@@ -99,7 +99,7 @@ if [ "${PROFILE:-0}" = 1 ]; then
   # perf samples every thread of herald through one load (its CPU measured as in the rounds), then syscall
   # tracepoints count its system calls through another; scripts/profile-breakdown.py prints the table.
   command -v perf >/dev/null || { apt-get update -qq && apt-get install -y -qq linux-perf >/dev/null; }
-  perf record -q -F 1999 -p "$herald_pid" -o "$work/perf.data" 2>/dev/null &
+  perf record -q -g -F 1999 -p "$herald_pid" -o "$work/perf.data" 2>/dev/null &
   perf_pid=$!
   sleep 0.5
   ticks_before=$(cpu_ticks "$herald_pid")

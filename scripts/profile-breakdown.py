@@ -41,8 +41,8 @@ PARTS = [
 
 def samples():
     report = subprocess.run(
-        ["perf", "report", "-i", perf_data, "--stdio", "--no-children", "--sort", "dso,sym", "-F", "overhead,dso,sym",
-         "--percent-limit", "0"],
+        ["perf", "report", "-i", perf_data, "--stdio", "--no-children", "-g", "none", "--sort", "dso,sym", "-F",
+         "overhead,dso,sym", "--percent-limit", "0"],
         check=True, capture_output=True, text=True).stdout
     for line in report.splitlines():
         match = re.match(r"\s*([\d.]+)%\s+(\S+)\s+\[[.k]\]\s+(.*)", line)
@@ -65,6 +65,33 @@ for part, share in sorted(parts.items(), key=lambda item: -item[1]):
 print("the 25 functions with most samples:")
 for share, part, name in sorted(top, reverse=True)[:25]:
     print(f"  {share:5.2f}%  {name[:110]}   [{part}]")
+
+
+def nearest_herald_frames():
+    """Each sample's innermost frame in Herald's own modules (perf's call chains): what our code costs, the library
+    calls it makes included."""
+    script = subprocess.run(["perf", "script", "-i", perf_data, "-F", "ip,sym"], check=True, capture_output=True, text=True).stdout
+    owners = defaultdict(int)
+    total = 0
+    for sample in script.split("\n\n"):
+        frames = [line.strip().split(" ", 1)[-1] for line in sample.splitlines() if line.strip()]
+        if not frames:
+            continue
+        total += 1
+        owner = next((frame for frame in frames if re.search(r"\d+Herald(Gateway|Wire|Store)", frame)), None)
+        if owner is None:
+            outside = "SQLite and GRDB" if any("sqlite" in f or "GRDB" in f for f in frames) else "NIO" if any("NIO" in f for f in frames) else "elsewhere"
+            owner = f"(no Herald frame: {outside})"
+        owners[owner] += 1
+    top = sorted(owners.items(), key=lambda item: -item[1])[:25]
+    names = subprocess.run(["swift", "demangle", "--simplified", "--compact"], input="\n".join(name for name, _ in top),
+                           capture_output=True, text=True).stdout.splitlines()
+    return [(count / total * 100, name) for (_, count), name in zip(top, names)]
+
+
+print("by the innermost Herald function on the stack (the library calls it makes included):")
+for share, name in nearest_herald_frames():
+    print(f"  {share:5.1f}%  {name[:120]}")
 
 print(f"system calls per notification (perf stat of syscall tracepoints over {notifications:,} notifications):")
 for line in open(syscall_counts):
