@@ -28,9 +28,11 @@ extension SQLiteStore {
                  collapse_id, payload, received_at, offline_policy, offline_cap, state, stored_at, discarded_at, discard_reason)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
-        var committed = batch
-        for index in committed.indices {
-            var notification = committed[index]
+        // One copy of each notification, appended: `var committed = batch` would copy the array (the caller still holds
+        // it), then each element again to change it.
+        var committed: [StoredNotification] = []
+        committed.reserveCapacity(batch.count)
+        for var notification in batch {
             notification.delivery = notification.admission
             var row = try ParameterBinder(insert)
             try row.bind(notification.apnsID)
@@ -56,7 +58,7 @@ extension SQLiteStore {
             if notification.delivery.storedAt != nil {
                 try Self.applyOfflinePolicy(to: notification, db)
             }
-            committed[index] = notification
+            committed.append(notification)
         }
         return committed
     }
