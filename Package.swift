@@ -296,6 +296,7 @@ let package = Package(
             name: "HeraldWireTests",
             dependencies: ["HeraldWire", .product(name: "Crypto", package: "swift-crypto")]
         ),
+        .testTarget(name: "HeraldTestingTests", dependencies: ["HeraldTesting"]),
         .testTarget(
             name: "HeraldStoreTests",
             dependencies: ["HeraldStore", "HeraldTesting", "HeraldWire", .product(name: "GRDB", package: "GRDB.swift")],
