@@ -19,7 +19,9 @@ PARTS = [
     ("kernel: disk (ext4, block, fdatasync)", r"\[kernel\S*\] .*(ext4|jbd2|blk_|bio_|file_write|generic_perform_write|filemap|iomap|fdatasync|vfs_fsync|virtblk)"),
     ("kernel: scheduling, futex, epoll", r"\[kernel\S*\] .*(schedule|futex|ep_|epoll|wake|pick_next|enqueue|dequeue|__switch_to|finish_task_switch|try_to_wake)"),
     ("kernel: other (syscall entry, copies, memory)", r"\[kernel\S*\]"),
-    ("TLS (BoringSSL: AES-GCM, records)", r"(aes|gcm|GCM|ghash|ssl|SSL|tls|TLS|CRYPTO_|BORINGSSL|bssl|NIOSSL|chacha|poly1305)"),
+    # Dynamic exclusivity checks keep the accesses in progress in a thread-local set (hence __tls_get_addr).
+    ("exclusivity checks (beginAccess, thread-local)", r"(swift_beginAccess|swift_endAccess|AccessSet|__tls_get_addr)"),
+    ("TLS (BoringSSL: AES-GCM, records)", r"(aes|gcm|GCM|ghash|ssl|SSL|TLS|CRYPTO_|BORINGSSL|bssl|NIOSSL|chacha|poly1305)"),
     ("SQLite", r"(sqlite|GRDB)"),
     ("HPACK (header compression)", r"(HPACK|Huffman|huffman)"),
     ("HTTP/2 framing and streams", r"(NIOHTTP2|HTTP2)"),
