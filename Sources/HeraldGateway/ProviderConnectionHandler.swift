@@ -70,8 +70,7 @@ final class ProviderConnectionHandler: ChannelDuplexHandler, NIOScheduledCallbac
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        timer?.cancel()
-        timer = nil
+        disarmTimer()
         self.context = nil
         connection.handler = nil
         metrics.connectionClosed()
@@ -83,8 +82,7 @@ final class ProviderConnectionHandler: ChannelDuplexHandler, NIOScheduledCallbac
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        timer?.cancel()
-        timer = nil
+        disarmTimer()
         context.fireChannelInactive()
     }
 
@@ -317,21 +315,21 @@ final class ProviderConnectionHandler: ChannelDuplexHandler, NIOScheduledCallbac
     /// (a later one is found when the timer fires early).
     private func armTimer() {
         guard let context else { return }
-        guard let next = machine.nextDeadline else {
-            timer?.cancel()
-            timer = nil
-            armedDeadline = nil
-            return
-        }
+        guard let next = machine.nextDeadline else { return disarmTimer() }
         if let armed = armedDeadline, armed <= next { return }
         timer?.cancel()
         armedDeadline = next
         timer = try? context.eventLoop.assumeIsolated().scheduleCallback(at: next, handler: self)
     }
 
-    func handleScheduledCallback(eventLoop: some EventLoop) {
+    private func disarmTimer() {
+        timer?.cancel()
         timer = nil
         armedDeadline = nil
+    }
+
+    func handleScheduledCallback(eventLoop: some EventLoop) {
+        disarmTimer()  // it fired: cancelling it does nothing
         if connection.senderKnown { machine.senderShown() }
         for action in machine.timerFired(now: eventLoop.now) { run(action) }
         armTimer()

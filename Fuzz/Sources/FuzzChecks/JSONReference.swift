@@ -25,17 +25,9 @@ enum JSONReference {
     static func withoutTrailingCommas(_ bytes: Data) -> Data {
         var kept: [UInt8] = []
         var pendingComma: Int?
-        var inString = false
-        var escaped = false
+        var strings = StringScanner()
         for byte in bytes {
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                }
+            if strings.isInString(byte) {
                 kept.append(byte)
                 continue
             }
@@ -49,7 +41,6 @@ enum JSONReference {
                 break
             default:
                 pendingComma = nil
-                inString = byte == UInt8(ascii: "\"")
             }
             kept.append(byte)
         }
@@ -60,21 +51,9 @@ enum JSONReference {
     static func nestingDepth(_ bytes: Data) -> Int {
         var depth = 0
         var deepest = 0
-        var inString = false
-        var escaped = false
-        for byte in bytes {
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                }
-                continue
-            }
+        var strings = StringScanner()
+        for byte in bytes where !strings.isInString(byte) {
             switch byte {
-            case UInt8(ascii: "\""): inString = true
             case UInt8(ascii: "["), UInt8(ascii: "{"):
                 depth += 1
                 deepest = max(deepest, depth)
@@ -83,6 +62,29 @@ enum JSONReference {
             }
         }
         return deepest
+    }
+
+    /// Follows JSON text byte by byte to tell a string's bytes from the structure around it.
+    struct StringScanner {
+        private var inString = false
+        private var escaped = false
+
+        /// Whether `byte`, the text's next, belongs to a string: its contents or its closing quote. An opening quote
+        /// does not (a value starts there); it starts the string for the bytes after it.
+        mutating func isInString(_ byte: UInt8) -> Bool {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                return true
+            }
+            inString = byte == UInt8(ascii: "\"")
+            return false
+        }
     }
 
     /// Whether JSONSerialization's `reference` is the same value as `ours`: strings scalar for scalar, numbers of
