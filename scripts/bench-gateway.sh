@@ -3,6 +3,7 @@
 #
 #   scripts/bench-gateway.sh            # defaults below; REQUESTS=500000 scripts/bench-gateway.sh for a longer run
 #   HERALD_BIN=/tmp/a scripts/bench-gateway.sh   # the herald in /tmp/a, built by you (alternate two builds' runs)
+#   TOKENS=5000 scripts/bench-gateway.sh  # the load spread over 5,000 device tokens (costs that grow with the tokens)
 #   PROFILE=1 scripts/bench-gateway.sh  # instead: where herald's CPU goes (perf), and its system calls per notification
 #
 # 1. Builds the release `herald`, creates a key and 50 device tokens, starts `herald serve` (TLS, SQLite, defaults)

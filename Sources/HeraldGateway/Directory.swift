@@ -11,7 +11,8 @@ struct ResolvedKey: Sendable {
 
 /// Reads keys and devices from the store through a short-lived cache, so the hot path does not touch
 /// the store while changes made by other processes (the CLI) still arrive within two of the cache's
-/// lifetimes (an expired entry is served while its one refresh runs).
+/// lifetimes (an expired entry is served while its one refresh runs). A live device is trusted longer: its record
+/// changes only when the token is retired, and ``RetirementFeed`` replaces it then.
 public final class Directory: Sendable {
     private struct KeyName: Hashable, Sendable {
         var teamID: String
@@ -23,10 +24,16 @@ public final class Directory: Sendable {
     private let devices: ExpiringCache<DeviceToken, DeviceRecord?>
     private let policies: ExpiringCache<String, StoragePolicy>
 
-    init(store: any Store, timeToLive: TimeAmount) {
+    /// Keys, policies, unknown tokens and retired devices are trusted for the configuration's `directoryTimeToLive`,
+    /// a live device for its `liveDeviceTimeToLive` (its retirement replaces it at once).
+    init(store: any Store, configuration: GatewayConfiguration) {
         self.store = store
+        let timeToLive = configuration.directoryTimeToLive
+        let liveDeviceTimeToLive = configuration.liveDeviceTimeToLive
         keys = ExpiringCache(timeToLive: timeToLive, limit: 10_000)
-        devices = ExpiringCache(timeToLive: timeToLive, limit: 1_000_000)
+        devices = ExpiringCache(
+            timeToLive: { record in record.map { $0.retiredAt == nil } == true ? liveDeviceTimeToLive : timeToLive },
+            limit: 1_000_000)
         policies = ExpiringCache(timeToLive: timeToLive, limit: 100_000)
     }
 

@@ -1,15 +1,16 @@
 import NIOCore
 import Synchronization
 
-/// A bounded map whose entries are trusted for a fixed time, shared across event loops.
+/// A bounded map whose entries are trusted for a fixed time (which may depend on the value), shared across event loops.
 ///
 /// A missing or expired value is loaded once however many ask for it meanwhile, and while that
-/// refresh runs an expired entry is still served for up to one more `timeToLive`, so a hot entry
+/// refresh runs an expired entry is still served for up to one more of its lifetimes, so a hot entry
 /// expiring neither stalls its requests nor sends each of them to the store.
 final class ExpiringCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private struct Entry {
         var value: Value
         var expires: NIODeadline
+        var lifetime: TimeAmount
         /// Which write made it: the record of that write in `State.order` names the same number.
         var write: UInt64
     }
@@ -22,7 +23,7 @@ final class ExpiringCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     private struct State {
         var entries: [Key: Entry] = [:]
-        /// Every write, oldest first. All entries live equally long, so the front is also the first to expire.
+        /// Every write, oldest first: when the map is full, the front makes room.
         /// A key written again leaves its earlier record behind, stale (its number no longer matches the entry's).
         var order = CircularBuffer<(key: Key, write: UInt64)>()
         var writes: UInt64 = 0
@@ -31,29 +32,34 @@ final class ExpiringCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     }
 
     private let state = Mutex(State())
-    private let timeToLive: TimeAmount
+    private let timeToLive: @Sendable (Value) -> TimeAmount
     private let limit: Int
     private let now: @Sendable () -> NIODeadline
 
-    init(timeToLive: TimeAmount, limit: Int, now: @escaping @Sendable () -> NIODeadline = NIODeadline.now) {
+    convenience init(timeToLive: TimeAmount, limit: Int, now: @escaping @Sendable () -> NIODeadline = NIODeadline.now) {
+        self.init(timeToLive: { _ in timeToLive }, limit: limit, now: now)
+    }
+
+    /// - Parameter timeToLive: How long a value is trusted, by value.
+    init(timeToLive: @escaping @Sendable (Value) -> TimeAmount, limit: Int, now: @escaping @Sendable () -> NIODeadline = NIODeadline.now) {
         self.timeToLive = timeToLive
         self.limit = limit
         self.now = now
     }
 
-    /// The value when present and not yet expired, or expired less than `timeToLive` ago while its refresh runs.
+    /// The value when present and not yet expired, or expired less than its lifetime ago while its refresh runs.
     func value(for key: Key) -> Value? {
         let now = self.now()
         return state.withLock { state in
             guard let entry = state.entries[key] else { return nil }
             if entry.expires > now { return entry.value }
             let refreshing = state.loading[key] != nil
-            return refreshing && entry.expires + timeToLive > now ? entry.value : nil
+            return refreshing && entry.expires + entry.lifetime > now ? entry.value : nil
         }
     }
 
     /// Remembers `value`, also over what a load of `key` under way will read; when full, the entry written
-    /// longest ago (the first to expire) makes room.
+    /// longest ago makes room.
     func set(_ value: Value, for key: Key) {
         let now = self.now()
         state.withLock { state in
@@ -112,7 +118,8 @@ final class ExpiringCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
             }
         }
         state.writes += 1
-        state.entries[key] = Entry(value: value, expires: now + timeToLive, write: state.writes)
+        let lifetime = timeToLive(value)
+        state.entries[key] = Entry(value: value, expires: now + lifetime, lifetime: lifetime, write: state.writes)
         state.order.append((key, state.writes))
         if state.order.count > 2 * max(limit, 8) {
             let entries = state.entries

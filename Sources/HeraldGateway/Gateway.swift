@@ -88,9 +88,10 @@ public final class Gateway: Sendable {
         let events = DeliveryEvents()
         let feed = cluster.map { ClusterFeed(store: $0, hub: hub, events: events, logger: logger) }
         let readiness = Readiness()
-        let directory = Directory(store: store, timeToLive: configuration.directoryTimeToLive)
+        let directory = Directory(store: store, configuration: configuration)
         let retirements = RetirementFeed(
             store: store, hub: hub, events: events, directory: directory, interval: configuration.retirementInterval, logger: logger)
+        await retirements.startFromLatest()
         let writer = NotificationWriter(
             store: store,
             batchLimit: configuration.writeBatchLimit,

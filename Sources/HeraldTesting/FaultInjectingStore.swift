@@ -4,11 +4,13 @@ public import HeraldWire
 import Synchronization
 
 /// A real store with faults on demand: notification inserts can be made to fail or to wait, to
-/// provoke 500s and 503s and to keep requests in flight. Everything else passes straight through.
+/// provoke 500s and 503s and to keep requests in flight; device reads are counted. Everything else passes straight
+/// through.
 public final class FaultInjectingStore: Store {
     private struct Faults {
         var failWrites: StoreError.Code?
         var insertedBatchSizes: [Int] = []
+        var deviceReads: [DeviceToken: Int] = [:]
     }
 
     public let base: any Store
@@ -48,6 +50,9 @@ public final class FaultInjectingStore: Store {
         await held.wait { ($0?.count ?? 0) >= count }
     }
 
+    /// How many times the device record of `token` was read so far.
+    public func deviceReads(of token: DeviceToken) -> Int { faults.withLock { $0.deviceReads[token, default: 0] } }
+
     /// The size of each batch inserted so far, in the order the inserts were asked for.
     public var insertedBatchSizes: [Int] { faults.withLock { $0.insertedBatchSizes } }
 
@@ -71,7 +76,10 @@ public final class FaultInjectingStore: Store {
     }
     public func keys() async throws(StoreError) -> [ProviderKey] { try await base.keys() }
     public func saveDevice(_ device: DeviceRecord) async throws(StoreError) { try await base.saveDevice(device) }
-    public func device(_ token: DeviceToken) async throws(StoreError) -> DeviceRecord? { try await base.device(token) }
+    public func device(_ token: DeviceToken) async throws(StoreError) -> DeviceRecord? {
+        faults.withLock { $0.deviceReads[token, default: 0] += 1 }
+        return try await base.device(token)
+    }
     public func devices(owner: String) async throws(StoreError) -> [DeviceRecord] { try await base.devices(owner: owner) }
     public func register(owner: String, bundleID: String, environment: APNsEnvironment, at date: Date) async throws(StoreError) -> DeviceRecord {
         try await base.register(owner: owner, bundleID: bundleID, environment: environment, at: date)

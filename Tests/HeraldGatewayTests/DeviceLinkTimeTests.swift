@@ -36,7 +36,7 @@ import Testing
             let services = DeviceLinkServices(
                 configuration: configuration, store: store, hub: DeviceHub(),
                 recorder: DeliveryRecorder(store: store, clock: SystemWallClock(), interval: .milliseconds(50), logger: logger),
-                directory: Directory(store: store, timeToLive: configuration.directoryTimeToLive),
+                directory: Directory(store: store, configuration: configuration),
                 clock: SystemWallClock(), metrics: metrics, logger: logger
             )
             channel = NIOAsyncTestingChannel()

@@ -48,7 +48,20 @@ import Testing
         #expect(loader.callCount == 1)
     }
 
-    /// A full cache drops the entry written longest ago (the first to expire), one per write: the device cache
+    /// Each value lives as long as the lifetime it was given (the directory trusts live devices longer than the rest).
+    @Test func eachValueLivesItsOwnLifetime() {
+        let clock = self.clock
+        let cache = ExpiringCache<String, String>(timeToLive: { $0 == "live" ? .seconds(60) : .seconds(1) }, limit: 10, now: { clock.now() })
+        cache.set("live", for: "a")
+        cache.set("gone", for: "b")
+        clock.advance(.seconds(2))
+        #expect(cache.value(for: "a") == "live")
+        #expect(cache.value(for: "b") == nil)
+        clock.advance(.seconds(59))
+        #expect(cache.value(for: "a") == nil)
+    }
+
+    /// A full cache drops the entry written longest ago, one per write: the device cache
     /// holds up to a million entries under a lock every event loop shares, so no write may scan them all.
     @Test func aFullCacheDropsTheOldestWrite() {
         let clock = self.clock

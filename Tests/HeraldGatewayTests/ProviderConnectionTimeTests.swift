@@ -35,7 +35,7 @@ import Testing
                 metrics: metrics, logger: logger, onCommitted: { _ in }
             )
             let processor = ProviderRequestProcessor(
-                configuration: configuration, directory: Directory(store: store, timeToLive: configuration.directoryTimeToLive),
+                configuration: configuration, directory: Directory(store: store, configuration: configuration),
                 writer: writer, hub: DeviceHub(), clock: SystemWallClock(), metrics: metrics, logger: logger
             )
             channel = NIOAsyncTestingChannel()

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldClient
 import HeraldGateway
 import HeraldGatewayTesting
 import HeraldStore
@@ -98,6 +99,28 @@ import Testing
         #expect(try await store.retireDevice(try #require(DeviceToken(hex: fresh)), as: .unregistered, at: Date()))
         _ = try await events.unregistered(of: fresh)
         #expect(events.unregistered.map { $0["deviceToken"]?.stringValue } == [fresh])
+        try await gateway.stop()
+    }
+
+    /// A live token's record is read once and trusted (``GatewayConfiguration/liveDeviceTimeToLive``), not read again
+    /// every `directoryTimeToLive` (zero here: every other answer is read again), so that many distinct tokens do not
+    /// cost a store read per request; a retirement by another process still reaches the provider API once announced.
+    @Test func aLiveTokenIsReadOnceAndItsRetirementByAnotherProcessIsStillSeen() async throws {
+        let gateway = try await TestGateway.start()
+        let store = try #require(gateway.store as? FaultInjectingStore)
+        let events = try await Events(gateway)
+        let connection = try await gateway.connect()
+        let push = try await gateway.push()
+        for _ in 0..<5 { #expect(try await connection.send(push).status == 200) }
+        let token = try #require(DeviceToken(hex: push.token))
+        #expect(store.deviceReads(of: token) == 1)
+        let unknown = Push(token: DeviceToken.random().hex, jwt: push.jwt)
+        for _ in 0..<2 { #expect(try await connection.send(unknown).reason == .badDeviceToken) }
+        #expect(store.deviceReads(of: try #require(DeviceToken(hex: unknown.token))) == 2)
+        // What `herald tokens retire` does beside a running gateway: it writes the store, nothing else.
+        #expect(try await store.retireDevice(token, as: .unregistered, at: gateway.clock.now()))
+        _ = try await events.unregistered(of: push.token)
+        #expect(try await connection.send(push).status == 410)
         try await gateway.stop()
     }
 }

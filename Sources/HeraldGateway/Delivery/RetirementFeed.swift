@@ -38,6 +38,15 @@ public actor RetirementFeed: Service {
         }
     }
 
+    /// Reads where announcing starts (the latest retirement now), before the provider API opens: every token retired
+    /// after this read is announced, so a live record the directory caches from then on is replaced when its token is
+    /// retired (``GatewayConfiguration/liveDeviceTimeToLive`` relies on it). When the store cannot be read now, the
+    /// first check reads it.
+    func startFromLatest() async {
+        guard announced == nil else { return }
+        announced = try? await store.latestRetirement()
+    }
+
     /// Announces what was retired since the last check; a check asked for while one runs makes that one read again.
     public func check() async {
         if checking {
