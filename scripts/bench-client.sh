@@ -42,7 +42,7 @@ start_work bench-client
 data="$work/data"
 topic=com.example.bench
 "$herald" keys create --data-dir "$data" --team-id BENCHTEAM1 --key-id BENCHKEY01 --out "$work/key.p8" >/dev/null
-for _ in $(seq "$TOKENS"); do "$herald" tokens issue --data-dir "$data" --topic "$topic"; done > "$work/tokens"
+"$herald" tokens issue --data-dir "$data" --topic "$topic" --count "$TOKENS" > "$work/tokens"
 sed "s|^|https://localhost:$PROVIDER_PORT/3/device/|" "$work/tokens" > "$work/uris"
 payload='{"aps":{"alert":{"title":"Benchmark","body":"Hello from a provider"},"badge":1,"sound":"default"},"id":42}'
 echo "$payload" > "$work/payload.json"

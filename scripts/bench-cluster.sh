@@ -137,9 +137,8 @@ accept_part() {
   for name in sqlite postgres; do
     store=sqlite port=$((BASE_PORT + 11))
     [ $name = postgres ] && store=$store_url port=$((BASE_PORT + 21))
-    for _ in $(seq "$TOKENS"); do
-      echo "https://localhost:$port/3/device/$("$herald" tokens issue --store "$store" --data-dir "$work/$name" --topic "$TOPIC")"
-    done >"$work/$name-uris"
+    "$herald" tokens issue --store "$store" --data-dir "$work/$name" --topic "$TOPIC" --count "$TOKENS" |
+      sed "s|^|https://localhost:$port/3/device/|" >"$work/$name-uris"
   done
   echo '{"aps":{"alert":{"title":"Benchmark","body":"Hello from h2load"},"badge":1,"sound":"default"},"id":42}' >"$work/payload.json"
 

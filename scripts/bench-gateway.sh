@@ -49,9 +49,10 @@ chmod 755 "$work"
 
 data="$work/data"
 "$herald" keys create --data-dir "$data" --team-id BENCHTEAM1 --key-id BENCHKEY01 --out "$work/key.p8" >/dev/null
-for _ in $(seq "$TOKENS"); do
-  echo "https://localhost:$PROVIDER_PORT/3/device/$("$herald" tokens issue --data-dir "$data" --topic com.example.bench)"
-done > "$work/uris"
+# A build from before `tokens issue --count` (HERALD_BIN) issues them one call each.
+{ "$herald" tokens issue --data-dir "$data" --topic com.example.bench --count "$TOKENS" 2>/dev/null ||
+  for _ in $(seq "$TOKENS"); do "$herald" tokens issue --data-dir "$data" --topic com.example.bench; done; } |
+  sed "s|^|https://localhost:$PROVIDER_PORT/3/device/|" > "$work/uris"
 jwt=$("$herald" jwt --p8 "$work/key.p8" --key-id BENCHKEY01 --team-id BENCHTEAM1)
 echo '{"aps":{"alert":{"title":"Benchmark","body":"Hello from h2load"},"badge":1,"sound":"default"},"id":42}' > "$work/payload.json"
 

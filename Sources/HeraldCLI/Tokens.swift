@@ -11,7 +11,11 @@ struct Tokens: AsyncParsableCommand {
     )
 
     struct Issue: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print the hex token of a new offline virtual device for an app.")
+        static let configuration = CommandConfiguration(
+            abstract: "Print the hex token of a new offline virtual device for an app (--count: of that many, a line each).")
+
+        /// The most tokens one call issues.
+        static let countLimit = 1_000_000
 
         @OptionGroup var store: StoreOption
 
@@ -21,7 +25,15 @@ struct Tokens: AsyncParsableCommand {
         @Option(help: "The environment the token belongs to: development or production.")
         var environment = APNsEnvironment.development
 
-        func validate() throws { try validateTopics([topic]) }
+        @Option(help: "How many tokens to issue, one virtual device each (up to 1000000).")
+        var count = 1
+
+        func validate() throws {
+            try validateTopics([topic])
+            guard (1...Self.countLimit).contains(count) else {
+                throw ValidationError("--count must be from 1 to \(Self.countLimit), not \(count)")
+            }
+        }
 
         func run() async throws {
             if let pushType = PushType.suffixed(topic) {
@@ -31,10 +43,12 @@ struct Tokens: AsyncParsableCommand {
                         ("note: \(topic) ends in \(pushType)'s topic suffix; if the app is \(bundleID), issue the token for that "
                             + "(--topic \(bundleID)) and send \(pushType) pushes with apns-topic \(topic)\n").utf8))
             }
-            let record = try await store.withStore(creating: true) { store, _ in
-                try await store.issueVirtualToken(bundleID: topic, environment: environment, at: Date())
+            try await store.withStore(creating: true) { store, _ in
+                for _ in 0..<count {
+                    let record = try await store.issueVirtualToken(bundleID: topic, environment: environment, at: Date())
+                    print(record.token.hex)
+                }
             }
-            print(record.token.hex)
         }
     }
 

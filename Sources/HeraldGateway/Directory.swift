@@ -32,7 +32,10 @@ public final class Directory: Sendable {
         let liveDeviceTimeToLive = configuration.liveDeviceTimeToLive
         keys = ExpiringCache(timeToLive: timeToLive, limit: 10_000)
         devices = ExpiringCache(
-            timeToLive: { record in record.map { $0.retiredAt == nil } == true ? liveDeviceTimeToLive : timeToLive },
+            timeToLive: { record in
+                guard let record, record.retiredAt == nil else { return timeToLive }
+                return liveDeviceTimeToLive
+            },
             limit: 1_000_000)
         policies = ExpiringCache(timeToLive: timeToLive, limit: 100_000)
     }

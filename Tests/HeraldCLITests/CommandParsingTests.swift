@@ -82,6 +82,7 @@ import Testing
             message(["keys", "create", "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--topic", "com example", "--out", "k.p8"])
                 .contains("is not a bundle id"))
         #expect(message(["tokens", "issue"]).contains("--topic"))
+        #expect(message(["tokens", "issue", "--topic", "com.example.app", "--count", "0"]).contains("--count must be from 1 to 1000000, not 0"))
     }
 
     @Test func sendNeedsOneWayToAuthenticate() {

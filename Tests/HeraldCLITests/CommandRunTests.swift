@@ -172,6 +172,19 @@ import X509
         #expect(removed.output.contains("removed the console password"))
     }
 
+    /// `--count` issues that many distinct tokens, a line each, every one a device the store knows.
+    @Test func tokensIssueCountIssuesThatManyTokens() async throws {
+        let data = Self.temporaryDirectory()
+        let result = try await Self.run(["tokens", "issue", "--data-dir", data, "--topic", "com.example.app", "--count", "25"])
+        #expect(result.status == 0, "\(result.error)")
+        let tokens = result.output.split(separator: "\n").map(String.init)
+        #expect(tokens.count == 25 && Set(tokens).count == 25)
+        let store = try SQLiteStore(path: DataDirectory(path: data).storePath)
+        for token in tokens {
+            #expect(try await store.device(try #require(DeviceToken(hex: token)))?.topic == "com.example.app")
+        }
+    }
+
     @Test func tokensIssueNotesATopicWithAPushTypeSuffix() async throws {
         let data = Self.temporaryDirectory()
         let result = try await Self.run(["tokens", "issue", "--data-dir", data, "--topic", "com.example.app.voip"])
