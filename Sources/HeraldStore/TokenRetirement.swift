@@ -1,5 +1,3 @@
-public import Foundation
-
 /// A token retired (its app unregistered, or the token expired), numbered in the order retirements committed, so that
 /// a gateway can announce each one once — to the console's event stream and to the device that held the token —
 /// whichever process retired it: a device over its link, the console, or `herald tokens retire` beside the gateway.
