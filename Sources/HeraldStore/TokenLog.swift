@@ -15,6 +15,8 @@ final class TokenLog: Sendable {
     /// Pairs copied per write; a beat copies at most ``chunksPerBeat`` of them.
     static let chunk = 10_000
     static let chunksPerBeat = 20
+    /// The page cache of the writer's connection, in KiB.
+    static let writerCacheKiB = 128 * 1024
 
     /// - Parameters:
     ///   - path: The token log's file.
@@ -28,6 +30,12 @@ final class TokenLog: Sendable {
             try db.execute(sql: "ATTACH DATABASE ? AS store", arguments: [storePath])
         }
         pool = try DatabasePool(path: path, configuration: configuration)
+        // Each fill adds a pair under every token it saw, wherever that token's entries are in the index: with many
+        // tokens, most pages of the index. With SQLite's default cache (2,000 KiB) they were read back from the
+        // file and spilled to the log mid-fill; with 5,000 tokens, 128 MB took the gateway's system calls per
+        // notification from 4.7–5.0 to 2.2 and its CPU from 77.5–86.8 to 63.8–71.6 µs. Only this writer's connection
+        // keeps that many pages, and only as it touches them.
+        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA cache_size = -\(Self.writerCacheKiB)") }
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             try db.execute(

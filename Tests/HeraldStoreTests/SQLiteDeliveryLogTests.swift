@@ -99,6 +99,16 @@ import Testing
         #expect(try await search() == Array(ids.prefix(20)))
     }
 
+    /// The token log's writer keeps its large page cache (the fills touch most of the index once tokens are many);
+    /// a reader keeps SQLite's default.
+    @Test func theTokenLogsWriterKeepsALargePageCache() async throws {
+        let store = try Self.temporaryStore()
+        let writer = try await store.tokenLog.pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA cache_size") }
+        let reader = try await store.tokenLog.pool.read { db in try Int.fetchOne(db, sql: "PRAGMA cache_size") }
+        #expect(writer == -TokenLog.writerCacheKiB)
+        #expect(reader == -2000)
+    }
+
     /// A token log that reaches past the store (the store restored from an older copy) is filled again from the start,
     /// so it never names notifications the store does not have.
     @Test func aTokenLogAheadOfTheStoreStartsOver() async throws {
