@@ -5,6 +5,8 @@
 #   HERALD_BIN=/tmp/a scripts/bench-gateway.sh   # the herald in /tmp/a, built by you (alternate two builds' runs)
 #   TOKENS=5000 scripts/bench-gateway.sh  # the load spread over 5,000 device tokens (costs that grow with the tokens)
 #   PROFILE=1 scripts/bench-gateway.sh  # instead: where herald's CPU goes (perf), and its system calls per notification
+#   INSTRUCTIONS=1 scripts/bench-gateway.sh  # instead: herald's instructions per notification, taken apart (valgrind's
+#                                            # callgrind; REQUESTS defaults to 20,000 there, about 2 minutes)
 #
 # 1. Builds the release `herald`, creates a key and 50 device tokens, starts `herald serve` (TLS, SQLite, defaults)
 #    and nginx answering 200 over HTTP/2 + TLS with the same certificate.
@@ -16,6 +18,7 @@
 # Checks that the SQLite store holds as many notifications as were answered 200 (fails otherwise). Targets: >= 40,000/s, >= 0.45x nginx, p99 < 5 ms at 10,000/s.
 set -euo pipefail
 
+if [ "${INSTRUCTIONS:-0}" = 1 ]; then REQUESTS=${REQUESTS:-20000} WARMUP=${WARMUP:-2000}; fi
 REQUESTS=${REQUESTS:-300000}
 ROUNDS=${ROUNDS:-3}
 CONNECTIONS=${CONNECTIONS:-10}
@@ -31,6 +34,10 @@ source "$(dirname "$0")/lib.sh"
 need=()
 command -v h2load >/dev/null || need+=(nghttp2-client)
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx)
+if [ "${INSTRUCTIONS:-0}" = 1 ]; then
+  command -v valgrind >/dev/null || need+=(valgrind)
+  command -v objcopy >/dev/null || need+=(binutils)
+fi
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing ${need[*]}" >&2
   apt-get update -qq && apt-get install -y -qq "${need[@]}" >/dev/null
@@ -56,10 +63,24 @@ data="$work/data"
 jwt=$("$herald" jwt --p8 "$work/key.p8" --key-id BENCHKEY01 --team-id BENCHTEAM1)
 echo '{"aps":{"alert":{"title":"Benchmark","body":"Hello from h2load"},"badge":1,"sound":"default"},"id":42}' > "$work/payload.json"
 
-"$herald" serve --data-dir "$data" --provider-port "$PROVIDER_PORT" --console-port "$CONSOLE_PORT" --quiet 2>"$work/herald.log" &
+launcher=()
+if [ "${INSTRUCTIONS:-0}" = 1 ]; then
+  # callgrind counts every instruction herald executes once instrumentation is switched on (after the warm-up). valgrind
+  # 3.19 cannot read the DWARF 5 debug information Swift writes, so it runs a copy without it (symbols kept), and
+  # needs scripts/valgrind-sigsuspend.c preloaded to run Swift concurrency at all.
+  objcopy --strip-debug "$herald" "$work/herald-for-valgrind"
+  clang -shared -fPIC -O2 "$root/scripts/valgrind-sigsuspend.c" -o "$work/valgrind-sigsuspend.so"
+  launcher=(env LD_PRELOAD="$work/valgrind-sigsuspend.so" valgrind -q --tool=callgrind --instr-atstart=no
+    --callgrind-out-file="$work/callgrind.out")
+  herald_run="$work/herald-for-valgrind"
+else
+  herald_run=$herald
+fi
+"${launcher[@]}" "$herald_run" serve --data-dir "$data" --provider-port "$PROVIDER_PORT" --console-port "$CONSOLE_PORT" \
+  --quiet 2>"$work/herald.log" &
 herald_pid=$!
 stop_at_exit "$herald_pid"
-for _ in $(seq 100); do curl -sf "http://127.0.0.1:$CONSOLE_PORT/healthz" >/dev/null && break; sleep 0.1; done
+for _ in $(seq 600); do curl -sf "http://127.0.0.1:$CONSOLE_PORT/healthz" >/dev/null && break; sleep 0.1; done
 
 load() { # load URI-FILE|URI [extra h2load flags...]
   local target=$1; shift
@@ -96,7 +117,15 @@ stop_at_exit $!
 nginx_uri="https://localhost:$NGINX_PORT/3/device/x"
 sleep 1
 
-warm_ok=$(load "$work/uris" -n 20000 | ok_of)     # warm up: connections, caches, SQLite pages
+warm_ok=$(load "$work/uris" -n "${WARMUP:-20000}" | ok_of)     # warm up: connections, caches, SQLite pages
+if [ "${INSTRUCTIONS:-0}" = 1 ]; then
+  callgrind_control -i on "$herald_pid" >/dev/null
+  ok=$(load "$work/uris" -n "$REQUESTS" | ok_of)
+  callgrind_control -d "$herald_pid" >/dev/null
+  [ "$ok" = "$REQUESTS" ] || { echo "only $ok of $REQUESTS answered 200" >&2; exit 1; }
+  "$root/scripts/instructions-breakdown.py" "$(ls -t "$work"/callgrind.out* | head -1)" "$REQUESTS"
+  exit 0
+fi
 if [ "${PROFILE:-0}" = 1 ]; then
   # perf samples every thread of herald through one load (its CPU measured as in the rounds), then syscall
   # tracepoints count its system calls through another; scripts/profile-breakdown.py prints the table.
