@@ -81,6 +81,7 @@ fi
 herald_pid=$!
 stop_at_exit "$herald_pid"
 for _ in $(seq 600); do curl -sf "http://127.0.0.1:$CONSOLE_PORT/healthz" >/dev/null && break; sleep 0.1; done
+curl -sf "http://127.0.0.1:$CONSOLE_PORT/healthz" >/dev/null || { echo "herald did not start; see $work/herald.log (KEEP=1 keeps it)" >&2; exit 1; }
 
 load() { # load URI-FILE|URI [extra h2load flags...]
   local target=$1; shift

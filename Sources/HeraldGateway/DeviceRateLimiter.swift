@@ -28,14 +28,17 @@ final class DeviceRateLimiter: Sendable {
                 buckets = buckets.filter { self.refilled($0.value, at: now) < burst }
                 if buckets.count >= Self.bucketLimit { buckets.remove(at: buckets.startIndex) }
             }
-            var bucket = buckets[token] ?? Bucket(tokens: burst, updated: now)
-            bucket.tokens = refilled(bucket, at: now)
-            bucket.updated = now
-            let admitted = bucket.tokens >= 1
-            if admitted { bucket.tokens -= 1 }
-            buckets[token] = bucket
-            return admitted
+            // One hash lookup, the bucket changed in place.
+            return take(from: &buckets[token, default: Bucket(tokens: burst, updated: now)], at: now)
         }
+    }
+
+    private func take(from bucket: inout Bucket, at now: NIODeadline) -> Bool {
+        bucket.tokens = refilled(bucket, at: now)
+        bucket.updated = now
+        guard bucket.tokens >= 1 else { return false }
+        bucket.tokens -= 1
+        return true
     }
 
     private func refilled(_ bucket: Bucket, at now: NIODeadline) -> Double {

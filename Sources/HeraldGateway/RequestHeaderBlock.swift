@@ -58,6 +58,11 @@ enum RequestHeaderBlock {
 
     private static func isAllowedRegularField(_ name: String, _ value: String) -> Bool {
         guard !name.isEmpty, isPlainName(name), isPlainValue(value) else { return false }
+        // Only names of these lengths can be one of the fields below: most names are compared no further.
+        switch name.utf8.count {
+        case 2, 7, 10, 16, 17: break
+        default: return true
+        }
         switch name {
         case "connection", "transfer-encoding", "proxy-connection", "keep-alive", "upgrade": return false
         case "te": return value == "trailers"

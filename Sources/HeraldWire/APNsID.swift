@@ -59,7 +59,8 @@ public enum APNsID {
 
     /// The canonical lowercase text of a UUID, the form Herald sends in `apns-id` when it generates one.
     public static func format(_ id: UUID) -> String {
-        let digits = Array("0123456789abcdef".utf8)
+        // A digit by arithmetic: a table of digits would be an array allocated on every call.
+        func digit(_ value: UInt8) -> UInt8 { value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") - 10 + value }
         return withUnsafeBytes(of: id.uuid) { bytes in
             String(unsafeUninitializedCapacity: 36) { out in
                 var position = 0
@@ -68,8 +69,8 @@ public enum APNsID {
                         out[position] = UInt8(ascii: "-")
                         position += 1
                     }
-                    out[position] = digits[Int(byte >> 4)]
-                    out[position + 1] = digits[Int(byte & 0x0F)]
+                    out[position] = digit(byte >> 4)
+                    out[position + 1] = digit(byte & 0x0F)
                     position += 2
                 }
                 return position

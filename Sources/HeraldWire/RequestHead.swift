@@ -32,11 +32,11 @@ public struct RequestHead: Sendable, Hashable {
         var fields = Fields()
         for (name, value) in headers {
             // HTTP/2 carries header names in lowercase; the gateway's HTTP/2 layer refuses anything else.
-            guard let index = Fields.index(of: name) else { continue }
-            if fields.values[index] != nil {
+            guard let field = Fields.name(of: name) else { continue }
+            if fields[field] != nil {
                 throw Rejection(.duplicateHeaders, "header \(name) appears more than once")
             }
-            fields.values[index] = value
+            fields[field] = value
         }
         guard fields[.method] == "POST" else {
             throw Rejection(.methodNotAllowed, "only POST is allowed, not \(fields[.method] ?? "nothing")")
@@ -95,6 +95,10 @@ public struct RequestHead: Sendable, Hashable {
     /// What follows the scheme `bearer` (in any case) and its spaces, or "" when the header is not a bearer token.
     static func bearerToken(in authorization: String) -> String {
         let utf8 = authorization.utf8
+        // What clients send: "bearer " and the token.
+        if utf8.starts(with: "bearer ".utf8), let first = utf8.dropFirst(7).first, first != UInt8(ascii: " ") {
+            return String(Substring(utf8.dropFirst(7)))
+        }
         let schemeStart = utf8.firstIndex { $0 != UInt8(ascii: " ") } ?? utf8.endIndex
         let schemeEnd = utf8[schemeStart...].firstIndex(of: UInt8(ascii: " ")) ?? utf8.endIndex
         // Setting bit 5 lowercases ASCII letters.
@@ -114,29 +118,33 @@ public struct RequestHead: Sendable, Hashable {
         return found
     }
 
-    /// The headers APNs gives meaning to, collected in one pass without hashing.
+    /// The headers APNs gives meaning to, collected in one pass without hashing or allocating.
     private struct Fields {
-        enum Name: Int, CaseIterable {
+        enum Name: Int {
             case method, path, scheme, authority, authorization, apnsID, pushType, priority, expiration, topic, collapseID
         }
 
-        static let names = [
-            ":method", ":path", ":scheme", ":authority", "authorization", "apns-id", "apns-push-type",
-            "apns-priority", "apns-expiration", "apns-topic", "apns-collapse-id",
-        ]
+        var values = InlineArray<11, String?>(repeating: nil)
 
-        var values = [String?](repeating: nil, count: names.count)
-
-        static func index(of name: String) -> Int? {
-            // Most headers a request carries are ones APNs reads; compare lengths before bytes.
-            let length = name.utf8.count
-            for (index, candidate) in names.enumerated() where candidate.utf8.count == length && candidate == name {
-                return index
+        /// The field a header of this name fills, if any. The length narrows it to one to three names, so most
+        /// headers cost a single comparison.
+        static func name(of header: String) -> Name? {
+            switch header.utf8.count {
+            case 5: header == ":path" ? .path : nil
+            case 7: header == ":method" ? .method : header == "apns-id" ? .apnsID : header == ":scheme" ? .scheme : nil
+            case 10: header == "apns-topic" ? .topic : header == ":authority" ? .authority : nil
+            case 13: header == "authorization" ? .authorization : header == "apns-priority" ? .priority : nil
+            case 14: header == "apns-push-type" ? .pushType : nil
+            case 15: header == "apns-expiration" ? .expiration : nil
+            case 16: header == "apns-collapse-id" ? .collapseID : nil
+            default: nil
             }
-            return nil
         }
 
-        subscript(name: Name) -> String? { values[name.rawValue] }
+        subscript(name: Name) -> String? {
+            get { values[name.rawValue] }
+            set { values[name.rawValue] = newValue }
+        }
     }
 
     public init(deviceToken: DeviceToken) {
