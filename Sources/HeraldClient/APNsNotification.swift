@@ -63,11 +63,13 @@ public struct APNsNotification: Sendable, Hashable {
     ///
     /// - Throws: ``APNsClientError`` `invalidRequest` with the APNs reason it would get.
     public func validate() throws(APNsClientError) {
-        for (name, value) in [("topic", topic), ("collapse id", collapseID ?? "")]
-        where value.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+        func hasControlCharacters(_ value: String) -> Bool { value.utf8.contains { $0 < 0x20 || $0 == 0x7F } }
+        if hasControlCharacters(topic) {
+            throw APNsClientError(.invalidRequest, "the topic contains control characters, which no HTTP header may carry", reason: .badTopic)
+        }
+        if let collapseID, hasControlCharacters(collapseID) {
             throw APNsClientError(
-                .invalidRequest, "the \(name) contains control characters, which no HTTP header may carry",
-                reason: name == "topic" ? .badTopic : .badCollapseID)
+                .invalidRequest, "the collapse id contains control characters, which no HTTP header may carry", reason: .badCollapseID)
         }
         if topic.isEmpty {
             throw APNsClientError(.invalidRequest, "the notification has no topic (the app's bundle id)", reason: .missingTopic)

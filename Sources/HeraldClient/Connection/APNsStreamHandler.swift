@@ -90,7 +90,9 @@ final class APNsStreamHandler: ChannelInboundHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if case TLSUserEvent.handshakeCompleted(let negotiated) = event {
+        // Only the end of the TLS handshake matters here. HTTP/2 raises five events per request, and matching a
+        // pattern against `Any` is a dynamic cast even when it fails, so the event's type is compared first.
+        if type(of: event) == TLSUserEvent.self, case TLSUserEvent.handshakeCompleted(let negotiated) = event {
             if negotiated == "h2" || negotiated == nil {
                 ready.succeed()
             } else {
