@@ -6,7 +6,11 @@ import ArgumentParser
 struct HeraldBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "herald-bench",
-        abstract: "Drive a running Herald gateway: end-to-end latency, a fleet of connected devices, a recorded flood; time the delivery log.",
-        subcommands: [Latency.self, Fleet.self, Flood.self, Triggers.self, Presented.self, Desktop.self, LogLookups.self, ContentExpansion.self]
+        abstract:
+            "Drive a running Herald gateway: end-to-end latency, a fleet of connected devices, a recorded flood; time the delivery log and HPACK coding.",
+        subcommands: [
+            Latency.self, Fleet.self, Flood.self, Triggers.self, Presented.self, Desktop.self, LogLookups.self, ContentExpansion.self,
+            HeaderCoding.self,
+        ]
     )
 }
