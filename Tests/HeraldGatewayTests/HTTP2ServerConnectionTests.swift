@@ -13,6 +13,8 @@ struct HTTP2ServerConnectionTests {
     private struct Client {
         var server: HTTP2ServerConnection
         var encoder = HPACKEncoder(allocator: ByteBufferAllocator())
+        /// The time frames arrive at, moved by the tests of the flood limits.
+        var now = NIODeadline.uptimeNanoseconds(1_000_000_000)
 
         init(_ configure: (inout HTTP2ServerConnection.Settings) -> Void = { _ in }) {
             var settings = HTTP2ServerConnection.Settings()
@@ -21,7 +23,7 @@ struct HTTP2ServerConnectionTests {
         }
 
         mutating func send(_ type: UInt8, flags: UInt8 = 0, stream: UInt32, _ payload: [UInt8] = []) throws(ConnectionFault) -> Event? {
-            try server.receive(FrameHeader(length: payload.count, type: type, flags: flags, streamID: stream), ByteBuffer(bytes: payload))
+            try server.receive(FrameHeader(length: payload.count, type: type, flags: flags, streamID: stream), ByteBuffer(bytes: payload), now: now)
         }
 
         mutating func send(_ type: FrameType, flags: UInt8 = 0, stream: UInt32, _ payload: [UInt8] = []) throws(ConnectionFault) -> Event? {
@@ -260,5 +262,74 @@ struct HTTP2ServerConnectionTests {
         client.server.goAway(.noError)
         #expect(try client.request(7) == nil)  // past our GOAWAY: not processed
         #expect(try client.sent().last!.payload.prefix(4) == [0, 0, 0, 5])  // the last stream seen before it
+    }
+
+    @Test func floodsEndTheConnectionWithEnhanceYourCalm() throws {
+        var client = Client()
+        try client.settings()
+        _ = try client.request(1, endStream: false)
+        _ = try client.send(.data, stream: 1, [])  // one empty DATA frame is allowed
+        _ = try client.send(.data, stream: 1, [1])
+        _ = try client.send(.data, stream: 1, [])
+        fault(.enhanceYourCalm) { _ = try client.send(.data, stream: 1, []) }
+
+        var continuations = Client()
+        try continuations.settings()
+        let block = try continuations.block([(":method", "POST"), (":path", "/3/device/aa")])
+        _ = try continuations.send(.headers, stream: 1, [block[0]])
+        for byte in block.dropFirst().prefix(5) { _ = try continuations.send(.continuation, stream: 1, [byte]) }
+        fault(.enhanceYourCalm) { _ = try continuations.send(.continuation, stream: 1, []) }
+
+        // Rapid reset: 200 streams opened and reset by the client in one window are allowed, the 201st is not; in the
+        // next window the count starts again.
+        var resets = Client()
+        try resets.settings()
+        for stream in stride(from: UInt32(1), through: 399, by: 2) {
+            _ = try resets.request(stream, endStream: false)
+            _ = try resets.send(.resetStream, stream: stream, [0, 0, 0, 8])
+        }
+        resets.now = resets.now + .seconds(31)
+        _ = try resets.request(401, endStream: false)
+        _ = try resets.send(.resetStream, stream: 401, [0, 0, 0, 8])
+        resets.now = resets.now + .seconds(1)
+        for stream in stride(from: UInt32(403), through: 799, by: 2) {
+            _ = try resets.request(stream, endStream: false)
+            _ = try resets.send(.resetStream, stream: stream, [0, 0, 0, 8])
+        }
+        fault(.enhanceYourCalm) {
+            _ = try resets.request(801, endStream: false)
+            _ = try resets.send(.resetStream, stream: 801, [0, 0, 0, 8])
+        }
+
+        var pings = Client()
+        try pings.settings()  // the first control frame
+        for _ in 0..<199 { _ = try pings.send(.ping, stream: 0, [UInt8](repeating: 0, count: 8)) }
+        _ = try pings.send(.ping, flags: FrameHeader.Flag.ack, stream: 0, [UInt8](repeating: 0, count: 8))  // acks are free
+        fault(.enhanceYourCalm) { _ = try pings.send(.ping, stream: 0, [UInt8](repeating: 0, count: 8)) }
+
+        var errors = Client()
+        try errors.settings()
+        for stream in stride(from: UInt32(1), through: 399, by: 2) { _ = try errors.send(.priority, stream: stream, [0]) }
+        fault(.enhanceYourCalm) { _ = try errors.send(.priority, stream: 401, [0]) }
+    }
+
+    @Test func lateFramesForAStreamClosedLatelyAreIgnored() throws {
+        var client = Client { $0.maximumConcurrentStreams = 1 }
+        try client.settings()
+        _ = try client.request(1, endStream: false)
+        #expect(try client.request(3, endStream: false) == nil)  // refused
+        _ = try client.sent()
+        // The client sent this before it read the refusal: counted against the connection's window, not answered.
+        #expect(try client.send(.data, stream: 3, [1, 2, 3]) == nil)
+        #expect(try client.sent().isEmpty)
+        // Once 32 more streams have closed, stream 3 is forgotten and a frame for it is reset again.
+        client.server.respond(stream: 1, status: 200, fields: [], body: nil)
+        for stream in stride(from: UInt32(5), through: 67, by: 2) {
+            _ = try client.request(stream)
+            client.server.respond(stream: stream, status: 200, fields: [], body: nil)
+        }
+        _ = try client.sent()
+        _ = try client.send(.data, stream: 3, [1])
+        #expect(try client.sent().map { $0.header.knownType } == [.resetStream])
     }
 }

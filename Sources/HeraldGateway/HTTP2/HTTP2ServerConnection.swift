@@ -5,8 +5,8 @@ package import NIOCore
 /// what the rules answer (SETTINGS and PING acknowledgements, window updates, stream resets) into ``output``. Answers go
 /// out through ``respond(stream:status:fields:body:)``, their DATA held while the client's windows are closed.
 ///
-/// Part of the provider port's own HTTP/2 layer (issue 40; not yet in use). The defences against floods are not here
-/// yet (docs/latency.md lists them).
+/// Part of the provider port's own HTTP/2 layer (issue 40; not yet in use). Floods of what costs the server and serves
+/// no request end the connection with ENHANCE_YOUR_CALM (``FloodLimits``).
 package struct HTTP2ServerConnection {
     package struct Settings: Sendable {
         package var maximumConcurrentStreams: UInt32 = 100
@@ -18,6 +18,7 @@ package struct HTTP2ServerConnection {
         /// The connection's receive window, opened with a WINDOW_UPDATE after the SETTINGS (never below the
         /// protocol's 65,535, which only a WINDOW_UPDATE could change).
         package var connectionWindow = 1 << 20
+        package var limits = FloodLimits()
 
         package init() {}
     }
@@ -47,6 +48,7 @@ package struct HTTP2ServerConnection {
         var stream: UInt32
         var endStream: Bool
         var fragment: ByteBuffer
+        var continuations = 0
     }
 
     private static let maximumWindow = Int(Int32.max)
@@ -65,6 +67,14 @@ package struct HTTP2ServerConnection {
     private var connectionReceiveWindow: Int
     private var connectionSendWindow = 65_535
     private var goingAway = false
+    /// The time of the frame being read, for the flood limits' windows.
+    private var now = NIODeadline.uptimeNanoseconds(0)
+    private var clientResets: RateWindow
+    private var streamErrors: RateWindow
+    private var controlFrames: RateWindow
+    private var emptyDataFramesInARow = 0
+    /// Streams closed lately, newest last: late frames for them are ignored.
+    private var recentlyClosed: CircularBuffer<UInt32>
 
     package init(settings: Settings = Settings()) {
         var settings = settings
@@ -73,6 +83,11 @@ package struct HTTP2ServerConnection {
         maximumConcurrentStreams = settings.maximumConcurrentStreams
         decoder = HeaderBlockDecoder(maximumTableSize: settings.headerTableSize, maximumListSize: settings.maximumHeaderListSize)
         connectionReceiveWindow = settings.connectionWindow
+        let limits = settings.limits
+        clientResets = RateWindow(limit: limits.clientResets, length: limits.window)
+        streamErrors = RateWindow(limit: limits.streamErrors, length: limits.window)
+        controlFrames = RateWindow(limit: limits.controlFrames, length: limits.window)
+        recentlyClosed = CircularBuffer(initialCapacity: limits.recentlyClosedStreams)
         FrameWriter.settings(
             [
                 (0x1, UInt32(settings.headerTableSize)), (0x2, 0), (0x3, settings.maximumConcurrentStreams),
@@ -92,7 +107,16 @@ package struct HTTP2ServerConnection {
     /// What the frame means, after the rules; nil when nothing for the application (SETTINGS, PING, WINDOW_UPDATE…).
     ///
     /// - Throws: a ``ConnectionFault`` for an error of the connection: send GOAWAY with its code and close.
-    package mutating func receive(_ header: FrameHeader, _ payload: ByteBuffer) throws(ConnectionFault) -> Event? {
+    package mutating func receive(_ header: FrameHeader, _ payload: ByteBuffer, now: NIODeadline) throws(ConnectionFault) -> Event? {
+        self.now = now
+        if header.knownType == .data && header.length == 0 && header.flags & FrameHeader.Flag.endStream == 0 {
+            emptyDataFramesInARow += 1
+            guard emptyDataFramesInARow <= settings.limits.emptyDataFramesInARow else {
+                throw fault(.enhanceYourCalm, "\(emptyDataFramesInARow) empty DATA frames in a row")
+            }
+        } else {
+            emptyDataFramesInARow = 0
+        }
         if let pending = pendingBlock, header.knownType != .continuation || header.streamID != pending.stream {
             throw fault(.protocolError, "a header block interrupted by another frame")
         }
@@ -100,10 +124,13 @@ package struct HTTP2ServerConnection {
             throw fault(.protocolError, "the first frame must be SETTINGS")
         }
         switch header.knownType {
-        case .settings: try receiveSettings(header, payload)
+        case .settings:
+            try countControlFrame(header)
+            try receiveSettings(header, payload)
         case .ping:
             guard header.streamID == 0 else { throw fault(.protocolError, "PING on a stream") }
             guard header.length == 8 else { throw fault(.frameSizeError, "PING of \(header.length) bytes") }
+            try countControlFrame(header)
             if header.flags & FrameHeader.Flag.ack == 0, let opaque = payload.getInteger(at: payload.readerIndex, as: UInt64.self) {
                 FrameWriter.pingAcknowledgement(opaque, into: &output)
             }
@@ -117,6 +144,10 @@ package struct HTTP2ServerConnection {
             if header.flags & FrameHeader.Flag.endHeaders != 0 { return try finishBlock() }
         case .continuation:
             guard var pending = pendingBlock else { throw fault(.protocolError, "CONTINUATION without a header block") }
+            pending.continuations += 1
+            guard pending.continuations <= settings.limits.continuationFrames else {
+                throw fault(.enhanceYourCalm, "\(pending.continuations) CONTINUATION frames in one header block")
+            }
             var more = payload
             pending.fragment.writeBuffer(&more)
             guard pending.fragment.readableBytes <= settings.maximumHeaderListSize * 2 else {
@@ -129,12 +160,16 @@ package struct HTTP2ServerConnection {
             guard header.streamID != 0 else { throw fault(.protocolError, "RST_STREAM on stream 0") }
             guard header.length == 4 else { throw fault(.frameSizeError, "RST_STREAM of \(header.length) bytes") }
             guard header.streamID <= highestStream else { throw fault(.protocolError, "RST_STREAM on an idle stream") }
+            guard !clientResets.record(at: now) else { throw fault(.enhanceYourCalm, "too many streams reset by the client") }
             let code = payload.getInteger(at: payload.readerIndex, as: UInt32.self).flatMap(FrameErrorCode.init) ?? .internalError
-            if streams.removeValue(forKey: header.streamID) != nil { return .streamClosed(stream: header.streamID, code: code) }
+            if streams.removeValue(forKey: header.streamID) != nil {
+                closed(header.streamID)
+                return .streamClosed(stream: header.streamID, code: code)
+            }
         case .windowUpdate: try receiveWindowUpdate(header, payload)
         case .priority:
             guard header.streamID != 0 else { throw fault(.protocolError, "PRIORITY on stream 0") }
-            if header.length != 5 { return resetStream(header.streamID, .frameSizeError) }
+            if header.length != 5 { return try resetStream(header.streamID, .frameSizeError) }
         case .pushPromise: throw fault(.protocolError, "a client may not push")
         case .goAway:
             guard header.streamID == 0 else { throw fault(.protocolError, "GOAWAY on a stream") }
@@ -188,13 +223,19 @@ package struct HTTP2ServerConnection {
         if connectionReceiveWindow <= settings.connectionWindow / 2 {
             FrameWriter.windowUpdate(stream: 0, increment: UInt32(settings.connectionWindow - connectionReceiveWindow), into: &output)
             connectionReceiveWindow = settings.connectionWindow
+            let limits = settings.limits
+            clientResets = RateWindow(limit: limits.clientResets, length: limits.window)
+            streamErrors = RateWindow(limit: limits.streamErrors, length: limits.window)
+            controlFrames = RateWindow(limit: limits.controlFrames, length: limits.window)
+            recentlyClosed = CircularBuffer(initialCapacity: limits.recentlyClosedStreams)
         }
         guard var stream = streams[header.streamID], !stream.requestEnded else {
             guard header.streamID <= highestStream else { throw fault(.protocolError, "DATA on an idle stream") }
-            return resetStream(header.streamID, .streamClosed)
+            if recentlyClosed.contains(header.streamID) { return nil }  // sent before the client learnt of the close
+            return try resetStream(header.streamID, .streamClosed)
         }
         stream.receiveWindow -= header.length
-        guard stream.receiveWindow >= 0 else { return resetStream(header.streamID, .flowControlError) }
+        guard stream.receiveWindow >= 0 else { return try resetStream(header.streamID, .flowControlError) }
         let endStream = header.flags & FrameHeader.Flag.endStream != 0
         if !endStream && stream.receiveWindow <= settings.initialWindowSize / 2 {
             let increment = settings.initialWindowSize - stream.receiveWindow
@@ -219,12 +260,12 @@ package struct HTTP2ServerConnection {
             throw fault(.protocolError, "WINDOW_UPDATE on an idle stream")
         } else if var stream = streams[header.streamID] {
             guard increment > 0 else {
-                _ = resetStream(header.streamID, .protocolError)
+                _ = try resetStream(header.streamID, .protocolError)
                 return
             }
             stream.sendWindow += increment
             guard stream.sendWindow <= Self.maximumWindow else {
-                _ = resetStream(header.streamID, .flowControlError)
+                _ = try resetStream(header.streamID, .flowControlError)
                 return
             }
             streams[header.streamID] = stream
@@ -246,19 +287,23 @@ package struct HTTP2ServerConnection {
             fields = nil  // a list above the limit: the block was read, only this stream is refused
         }
         if var stream = streams[id] {
-            guard !stream.requestEnded else { return resetStream(id, .streamClosed) }
-            guard pending.endStream, let fields else { return resetStream(id, .protocolError) }
+            guard !stream.requestEnded else { return try resetStream(id, .streamClosed) }
+            guard pending.endStream, let fields else { return try resetStream(id, .protocolError) }
             stream.requestEnded = true
             streams[id] = stream
             return .trailers(stream: id, fields: fields)
         }
         guard id & 1 == 1 else { throw fault(.protocolError, "a client stream with an even number") }
-        guard id > highestStream else { throw fault(.streamClosed, "HEADERS on closed stream \(id)") }
+        guard id > highestStream else {
+            if recentlyClosed.contains(id) { return nil }  // sent before the client learnt of the close
+            throw fault(.streamClosed, "HEADERS on closed stream \(id)")
+        }
         highestStream = id
         guard !goingAway else { return nil }  // past our GOAWAY: ignored
-        guard let fields else { return resetStream(id, .protocolError) }
+        guard let fields else { return try resetStream(id, .protocolError) }
         guard streams.count < Int(maximumConcurrentStreams) else {
             FrameWriter.resetStream(id, code: .refusedStream, into: &output)
+            closed(id)
             return nil
         }
         streams[id] = Stream(receiveWindow: settings.initialWindowSize, sendWindow: peerInitialWindow, requestEnded: pending.endStream)
@@ -312,12 +357,26 @@ package struct HTTP2ServerConnection {
 
     private mutating func finish(_ id: UInt32) {
         guard let stream = streams.removeValue(forKey: id) else { return }
+        closed(id)
         if !stream.requestEnded { FrameWriter.resetStream(id, code: .noError, into: &output) }
     }
 
-    private mutating func resetStream(_ id: UInt32, _ code: FrameErrorCode) -> Event? {
+    /// Resets a stream that broke a rule (a stream error); too many of them end the connection.
+    private mutating func resetStream(_ id: UInt32, _ code: FrameErrorCode) throws(ConnectionFault) -> Event? {
+        guard !streamErrors.record(at: now) else { throw fault(.enhanceYourCalm, "too many stream errors") }
         FrameWriter.resetStream(id, code: code, into: &output)
+        closed(id)
         return streams.removeValue(forKey: id) != nil ? .streamClosed(stream: id, code: code) : nil
+    }
+
+    private mutating func closed(_ id: UInt32) {
+        if recentlyClosed.count == settings.limits.recentlyClosedStreams { recentlyClosed.removeFirst() }
+        if settings.limits.recentlyClosedStreams > 0 { recentlyClosed.append(id) }
+    }
+
+    private mutating func countControlFrame(_ header: FrameHeader) throws(ConnectionFault) {
+        guard header.flags & FrameHeader.Flag.ack == 0, controlFrames.record(at: now) else { return }
+        throw fault(.enhanceYourCalm, "too many PING and SETTINGS frames")
     }
 
     private func fault(_ code: FrameErrorCode, _ reason: String) -> ConnectionFault {
