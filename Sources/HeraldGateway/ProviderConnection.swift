@@ -63,8 +63,8 @@ final class ProviderConnection {
     /// Closes the connection gracefully. Requests completing from now on are answered at once with `reason`;
     /// the GOAWAY (`{"reason": …}`, naming the last stream answered) goes out once every request open now has its
     /// answer, so clients that take any frame after a GOAWAY for an error (Python's h2: aioapns, httpx) still
-    /// read them. The HTTP/2 layer then ignores newer streams (never processed, safe to retry), and the connection
-    /// closes when the rest are answered; after the grace period it closes regardless.
+    /// read them. The HTTP/2 layer then refuses newer streams with REFUSED_STREAM (never processed, safe to retry),
+    /// and the connection closes when the rest are answered; after the grace period it closes regardless.
     func startDraining(_ reason: APNsReason) {
         guard channel.isActive else { return }
         handler?.startClosing(reason)

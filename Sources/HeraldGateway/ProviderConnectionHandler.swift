@@ -2,12 +2,12 @@ import HeraldWire
 import NIOCore
 import NIOHTTP2
 
-/// The provider API on one connection, working on HTTP/2 frames directly: it gathers each stream's
-/// request, hands it to the processor and writes the answer on the same stream.
+/// The provider API on one connection: the bytes it reads cut into frames (``FrameReader``), RFC 9113's rules applied
+/// to them (``HTTP2ServerConnection``), each stream's request gathered and handed to the processor, and its answer
+/// written on the same stream. Answers that complete together share one write and one flush.
 ///
-/// There is no channel per stream: a notification is one small request, and a stream channel costs more
-/// than the request. The handler keeps the connection-level flow-control window open itself and coalesces
-/// the answers that complete together into one flush. Every rule of the connection is its
+/// The HTTP/2 layer is Herald's own (issue 40): swift-nio-http2 with its HPACK took about 45% of the gateway's
+/// instructions per notification. Every rule of the connection is its
 /// ``ProviderConnection/StateMachine``'s, on the event loop's clock: the handler feeds it what happens, carries out
 /// what it decides (SETTINGS, GOAWAY, closing, a held read) and keeps one timer armed for its next deadline. The rules:
 /// idle connections get GOAWAY `IdleTimeout` (no frame read or written for `idleTimeout`).
@@ -21,9 +21,9 @@ import NIOHTTP2
 /// for `stalledConnectionTimeout` is closed; so is one whose answers wait that long for a flow-control window the
 /// client never opens (a zero window holds an error answer's DATA in the HTTP/2 layer).
 final class ProviderConnectionHandler: ChannelDuplexHandler, NIOScheduledCallbackHandler {
-    typealias InboundIn = HTTP2Frame
-    typealias OutboundIn = HTTP2Frame
-    typealias OutboundOut = HTTP2Frame
+    typealias InboundIn = ByteBuffer
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
 
     private struct OpenStream {
         var headers: [(name: String, value: String)]
@@ -32,9 +32,6 @@ final class ProviderConnectionHandler: ChannelDuplexHandler, NIOScheduledCallbac
         var requestEnded = false
         var submitted = false
     }
-
-    /// The connection-level receive window the gateway offers (the protocol's initial 65,535 is too small).
-    private static let connectionWindow = 1 << 20
 
     private let connection: ProviderConnection
     private let processor: ProviderRequestProcessor
@@ -45,18 +42,26 @@ final class ProviderConnectionHandler: ChannelDuplexHandler, NIOScheduledCallbac
     private var armedDeadline: NIODeadline?
     /// Set once a connection error has closed the connection.
     private var cutOff = false
-    private var streams: [HTTP2StreamID: OpenStream] = [:]
+    private var streams: [UInt32: OpenStream] = [:]
     private var context: ChannelHandlerContext?
     private var reading = false
     private var needsFlush = false
     private var flushScheduled = false
-    private var indexedIDHeaders: IndexedIDHeaders = []
+    private var reader: FrameReader
+    private var http2: HTTP2ServerConnection
 
     init(connection: ProviderConnection, processor: ProviderRequestProcessor, metrics: GatewayMetrics, configuration: GatewayConfiguration) {
         self.connection = connection
         self.processor = processor
         self.metrics = metrics
         machine = ProviderConnection.StateMachine(configuration: configuration)
+        var settings = HTTP2ServerConnection.Settings()
+        settings.maximumConcurrentStreams = UInt32(configuration.unauthenticatedMaximumConcurrentStreams)
+        settings.maximumFrameSize = configuration.maximumFrameSize
+        settings.maximumHeaderListSize = configuration.maximumHeaderListSize
+        settings.headerTableSize = configuration.headerTableSize
+        reader = FrameReader(maximumFrameSize: configuration.maximumFrameSize)
+        http2 = HTTP2ServerConnection(settings: settings)
     }
 
     /// The reason requests completing now are refused with; nil while the connection is open.
@@ -87,7 +92,8 @@ final class ProviderConnectionHandler: ChannelDuplexHandler, NIOScheduledCallbac
     }
 
     private func becameActive(context: ChannelHandlerContext) {
-        openConnectionWindow(context: context)
+        writeOutput()  // the server's SETTINGS and the connection window's first update
+        flushIfNeeded()
         machine.connected(now: context.eventLoop.now)
         armTimer()
     }
@@ -95,6 +101,9 @@ final class ProviderConnectionHandler: ChannelDuplexHandler, NIOScheduledCallbac
     /// Holds reads while the connection cannot take more writes: a client that sends requests without reading the
     /// answers (or PINGs and SETTINGS without reading the acknowledgements) then waits in its own socket buffer.
     func read(context: ChannelHandlerContext) {
+        // Once a connection error has ended the connection, nothing more is read: TLS takes up to 5 s to close, and a
+        // flood would otherwise be decrypted and thrown away all that time.
+        guard !cutOff else { return }
         if machine.readRequested() { context.read() }
     }
 
@@ -104,42 +113,50 @@ final class ProviderConnectionHandler: ChannelDuplexHandler, NIOScheduledCallbac
         context.fireChannelWritabilityChanged()
     }
 
-    private func openConnectionWindow(context: ChannelHandlerContext) {
-        let increment = Self.connectionWindow - 65_535
-        context.writeAndFlush(
-            wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: increment))), promise: nil)
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !cutOff else { return }
+        reading = true
+        var bytes = unwrapInboundIn(data)
+        reader.append(&bytes)
+        do {
+            while let (header, payload) = try reader.next() {
+                machine.frameRead()
+                let waiting = http2.answersWaitingForWindow
+                if let event = try http2.receive(header, payload, now: context.eventLoop.now) { handle(event, context: context) }
+                for _ in http2.answersWaitingForWindow..<max(http2.answersWaitingForWindow, waiting) {
+                    machine.answerWentOut(now: context.eventLoop.now)
+                }
+            }
+        } catch {
+            connectionFailed(error, context: context)
+        }
+        writeOutput()
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        reading = true
-        machine.frameRead()
-        let frame = unwrapInboundIn(data)
-        let id = frame.streamID
-        switch frame.payload {
-        case .headers(let headers):
-            if machine.headersReceived(on: id) {
-                guard RequestHeaderBlock.isWellFormed(headers.headers) else { return reset(id, context: context) }
-                machine.streamOpened(id)
-                let stream = OpenStream(headers: headers.headers.map { ($0.name, $0.value) }, body: context.channel.allocator.buffer(capacity: 0))
-                update(id, stream, requestEnded: headers.endStream)
-            } else if let stream = streams[id] {
-                // HEADERS on an open stream are trailers.
-                guard RequestHeaderBlock.isWellFormedTrailers(headers.headers) else { return reset(id, context: context) }
-                if headers.endStream { update(id, stream, requestEnded: true) }
+    private func handle(_ event: HTTP2ServerConnection.Event, context: ChannelHandlerContext) {
+        switch event {
+        case .request(let id, let fields, let endStream):
+            let streamID = HTTP2StreamID(Int(id))
+            guard machine.headersReceived(on: streamID) else { return }
+            guard RequestHeaderBlock.isWellFormed(fields) else { return reset(id) }
+            machine.streamOpened(streamID)
+            update(id, OpenStream(headers: fields, body: context.channel.allocator.buffer(capacity: 0)), requestEnded: endStream)
+        case .trailers(let id, let fields):
+            guard let stream = streams[id] else { return }
+            guard RequestHeaderBlock.isWellFormedTrailers(fields) else { return reset(id) }
+            update(id, stream, requestEnded: true)
+        case .data(let id, var bytes, let endStream):
+            guard var stream = streams[id] else { return }
+            stream.bodyLength += bytes.readableBytes
+            let room = ProviderRequest.bodyKeepLimit - stream.body.readableBytes
+            if room > 0, let kept = bytes.readSlice(length: min(room, bytes.readableBytes)) {
+                stream.body.writeImmutableBuffer(kept)
             }
-        case .data(let data):
-            if case .byteBuffer(var bytes) = data.data, var stream = streams[id] {
-                stream.bodyLength += bytes.readableBytes
-                let room = ProviderRequest.bodyKeepLimit - stream.body.readableBytes
-                if room > 0, let kept = bytes.readSlice(length: min(room, bytes.readableBytes)) {
-                    stream.body.writeImmutableBuffer(kept)
-                }
-                update(id, stream, requestEnded: data.endStream)
-            }
-        case .rstStream:
+            update(id, stream, requestEnded: endStream)
+        case .streamClosed(let id, _):
             if let stream = streams.removeValue(forKey: id) { streamClosed(id, stream) }
-        default:
-            break
+        case .goAway:
+            break  // the client's: its requests open now still get their answers
         }
     }
 
@@ -150,77 +167,47 @@ final class ProviderConnectionHandler: ChannelDuplexHandler, NIOScheduledCallbac
         context.fireChannelReadComplete()
     }
 
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        // A request brings three window updates, a stream's creation and its closing. Comparing the event's type
-        // first costs a pointer comparison; an `as` from `Any` is a dynamic cast even when it fails (callgrind:
-        // 2,100 instructions per notification when every event went through them).
-        let eventType = type(of: event)
-        if eventType == NIOHTTP2WindowUpdatedEvent.self, let window = event as? NIOHTTP2WindowUpdatedEvent {
-            // Top the connection window up once half is used: every byte the client sent counts, including
-            // padding and DATA for streams already answered, so clients never stall on it.
-            if window.streamID == .rootStream, let size = window.inboundWindowSize, size < Self.connectionWindow / 2 {
-                context.write(
-                    wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: Self.connectionWindow - size))),
-                    promise: nil)
-                needsFlush = true
-                if !reading { scheduleFlush() }
-            }
-        } else if eventType == StreamClosedEvent.self, let closed = event as? StreamClosedEvent {
-            // The HTTP/2 layer closed a stream we still held (a protocol error on it): forget it.
-            if let stream = streams.removeValue(forKey: closed.streamID) { streamClosed(closed.streamID, stream) }
-        }
-        context.fireUserInboundEventTriggered(event)
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        connectionFailed(error, context: context)
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // A stream error ends one stream (the HTTP/2 layer has reset it); the other answers still go out.
-        // (Malformed header blocks never get here: channelRead resets their streams itself.)
-        // Connection errors (floods, oversized frames, bad HPACK) end the connection, never the process.
-        guard !Self.isStreamScoped(error) else { return }
-        // Closing: frames a client sent before it read the GOAWAY make the HTTP/2 layer raise errors (DATA for a
-        // stream past the GOAWAY, whose HEADERS it ignored), and it stops reading the rest of what arrived. Accepted
-        // requests still get their answers; requests still arriving are refused (never processed, safe to send
+    /// An error of the whole connection: a broken HTTP/2 rule or a flood (GOAWAY with its code), or TLS. It ends the
+    /// connection, never the process.
+    private func connectionFailed(_ error: any Error, context: ChannelHandlerContext) {
+        let fault = error as? ConnectionFault
+        // Closing: requests already handed on keep their answers; the rest are refused (never processed, safe to send
         // again), and the connection closes once nothing is owed.
         guard case .refuseUnsubmittedStreams = machine.connectionError() else {
-            // What ended it, by type: NIOHTTP2's ExcessiveRSTFrames, ExcessiveContinuationFrames, … (or a TLS error).
             // Only the first: writes still queued then fail with IOOnClosedConnection, which is not a reason.
-            if !cutOff {
-                cutOff = true
-                metrics.providerConnectionClosed(String(describing: type(of: error)))
+            guard !cutOff else { return }
+            cutOff = true
+            metrics.providerConnectionClosed(fault?.label ?? String(describing: type(of: error)))
+            if let fault {
+                http2.goAway(fault.code, debugData: Array(fault.reason.utf8))
+                writeOutput()
+                flushIfNeeded()
             }
             return context.close(promise: nil)
         }
         for (id, stream) in streams where !stream.submitted {
-            reset(id, .refusedStream, context: context)
+            reset(id, .refusedStream)
         }
+        writeOutput()
         flushIfNeeded()
-    }
-
-    private static func isStreamScoped(_ error: any Error) -> Bool {
-        switch error {
-        case is NIOHTTP2Errors.StreamError, is NIOHTTP2Errors.NoSuchStream, is NIOHTTP2Errors.StreamClosed,
-            is NIOHTTP2Errors.MaxStreamsViolation, is NIOHTTP2Errors.CreatedStreamAfterGoaway,
-            is NIOHTTP2Errors.TrailersWithoutEndStream, is NIOHTTP2Errors.ContentLengthViolated,
-            is NIOHTTP2Errors.ContentLengthHeadersMismatch, is NIOHTTP2Errors.ContentLengthHeaderNegative,
-            is NIOHTTP2Errors.ContentLengthHeaderMalformedValue:
-            true
-        default:
-            false
-        }
     }
 
     // MARK: Requests and answers
 
     /// Ends a stream unanswered: a malformed request with PROTOCOL_ERROR (RFC 9113 §8.1.1); the connection carries on.
-    private func reset(_ id: HTTP2StreamID, _ code: HTTP2ErrorCode = .protocolError, context: ChannelHandlerContext) {
-        context.write(wrapOutboundOut(HTTP2Frame(streamID: id, payload: .rstStream(code))), promise: nil)
+    private func reset(_ id: UInt32, _ code: FrameErrorCode = .protocolError) {
+        http2.reset(stream: id, code)
         needsFlush = true
         if let stream = streams.removeValue(forKey: id) { streamClosed(id, stream) }
     }
 
     /// Keeps `stream` as read so far, and hands its request to the processor once it has ended, or as soon as
     /// its body is too large for every push type (answered without reading on).
-    private func update(_ id: HTTP2StreamID, _ stream: OpenStream, requestEnded: Bool) {
+    private func update(_ id: UInt32, _ stream: OpenStream, requestEnded: Bool) {
         var stream = stream
         stream.requestEnded = stream.requestEnded || requestEnded
         let submits = !stream.submitted && (stream.requestEnded || stream.bodyLength > ProviderRequest.bodyKeepLimit)
@@ -235,34 +222,21 @@ final class ProviderConnectionHandler: ChannelDuplexHandler, NIOScheduledCallbac
         }
     }
 
-    private func respond(_ id: HTTP2StreamID, _ response: ProviderResponse) {
+    private func respond(_ id: UInt32, _ response: ProviderResponse) {
         guard let context, let stream = streams.removeValue(forKey: id) else { return }  // reset meanwhile
-        let body = response.body(allocator: context.channel.allocator)
-        // The answer's last frame; once it is out, a client still sending is told to stop (RFC 9113 §8.1).
-        // Resetting earlier would drop the answer's DATA still waiting in the flow-control buffer.
-        let sent: EventLoopPromise<Void>? = stream.requestEnded && body == nil ? nil : context.eventLoop.makePromise()
-        context.write(
-            wrapOutboundOut(
-                HTTP2Frame(streamID: id, payload: .headers(.init(headers: response.headers(indexed: &indexedIDHeaders), endStream: body == nil)))),
-            promise: body == nil ? sent : nil)
-        if let body {
-            context.write(wrapOutboundOut(HTTP2Frame(streamID: id, payload: .data(.init(data: .byteBuffer(body), endStream: true)))), promise: sent)
-            machine.answerWaits(now: context.eventLoop.now)
+        let waiting = http2.answersWaitingForWindow
+        http2.respond(stream: id, status: response.status, fields: response.fields, body: response.body(allocator: context.channel.allocator))
+        if http2.answersWaitingForWindow > waiting {
+            machine.answerWaits(now: context.eventLoop.now)  // its DATA waits for the client's window
             armTimer()
         }
-        let (hasBody, requestEnded) = (body != nil, stream.requestEnded)
-        sent?.futureResult.assumeIsolated().whenComplete { _ in
-            if hasBody { self.machine.answerWentOut(now: context.eventLoop.now) }
-            guard !requestEnded else { return }
-            context.writeAndFlush(self.wrapOutboundOut(HTTP2Frame(streamID: id, payload: .rstStream(.noError))), promise: nil)
-        }
+        writeOutput()  // before the stream's closing, which may close the connection
         streamClosed(id, stream)
-        needsFlush = true
         if !reading { scheduleFlush() }
     }
 
-    private func streamClosed(_ id: HTTP2StreamID, _ stream: OpenStream) {
-        run(machine.streamClosed(id, wasSubmitted: stream.submitted))
+    private func streamClosed(_ id: UInt32, _ stream: OpenStream) {
+        run(machine.streamClosed(HTTP2StreamID(Int(id)), wasSubmitted: stream.submitted))
     }
 
     /// An answer was given (nil: a 200); called by the processor's side through ``ProviderConnection/record(_:)``.
@@ -286,24 +260,25 @@ final class ProviderConnectionHandler: ChannelDuplexHandler, NIOScheduledCallbac
         guard let action, let context else { return }
         switch action {
         case .announce(let maximumConcurrentStreams):
-            let settings = HTTP2Frame(
-                streamID: .rootStream,
-                payload: .settings(.settings([HTTP2Setting(parameter: .maxConcurrentStreams, value: maximumConcurrentStreams)])))
-            context.writeAndFlush(wrapOutboundOut(settings), promise: nil)
+            http2.changeMaximumConcurrentStreams(to: UInt32(maximumConcurrentStreams))
+            writeOutput()
+            flushIfNeeded()
         case .sendGoAway(let lastStreamID, let reason, let thenClose):
-            let debugData = context.channel.allocator.buffer(string: #"{"reason":"\#(reason.rawValue)"}"#)
-            let goAway = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: lastStreamID, errorCode: .noError, opaqueData: debugData))
-            context.writeAndFlush(wrapOutboundOut(goAway), promise: nil)
+            http2.goAway(lastStream: UInt32(Int(lastStreamID)), .noError, debugData: Array(#"{"reason":"\#(reason.rawValue)"}"#.utf8))
+            writeOutput()
+            flushIfNeeded()
             if thenClose { context.close(promise: nil) }
         case .close:
+            writeOutput()
             context.flush()
             context.close(promise: nil)
         case .count(let reason):
             metrics.providerConnectionClosed(reason)
         case .refuseUnsubmittedStreams:
             for (id, stream) in streams where !stream.submitted {
-                reset(id, .refusedStream, context: context)
+                reset(id, .refusedStream)
             }
+            writeOutput()
             flushIfNeeded()
         case .read:
             context.read()
@@ -344,6 +319,15 @@ final class ProviderConnectionHandler: ChannelDuplexHandler, NIOScheduledCallbac
             self.flushScheduled = false
             self.flushIfNeeded()
         }
+    }
+
+    /// Hands what the HTTP/2 layer has to send to the channel (flushed by the caller, or at the end of the read).
+    private func writeOutput() {
+        guard let context, http2.output.readableBytes > 0 else { return }
+        let bytes = http2.output
+        http2.output = context.channel.allocator.buffer(capacity: 1024)
+        context.write(wrapOutboundOut(bytes), promise: nil)
+        needsFlush = true
     }
 
     private func flushIfNeeded() {

@@ -1,7 +1,6 @@
 import HeraldWire
 import Logging
 import NIOCore
-import NIOHTTP2
 import NIOPosix
 import NIOSSL
 import ServiceLifecycle
@@ -81,31 +80,11 @@ final class ProviderServer: Service, Sendable {
             try sync.addHandler(NIOSSLServerHandler(context: tls))
         }
         let connection = ProviderConnection(channel: channel)
-        let http2 = NIOHTTP2Handler(
-            mode: .server,
-            connectionConfiguration: http2Configuration(configuration),
-            streamConfiguration: NIOHTTP2Handler.StreamConfiguration()
-        )
-        try sync.addHandler(http2)
         try sync.addHandler(
             ProviderConnectionHandler(
                 connection: connection, processor: processor, metrics: metrics, configuration: configuration
             ))
         return connection
-    }
-
-    private static func http2Configuration(_ configuration: GatewayConfiguration) -> NIOHTTP2Handler.ConnectionConfiguration {
-        var http2 = NIOHTTP2Handler.ConnectionConfiguration()
-        // The provider handler checks request header blocks itself, more cheaply (RequestHeaderBlock).
-        http2.headerBlockValidation = .disabled
-        http2.initialSettings = [
-            HTTP2Setting(parameter: .maxConcurrentStreams, value: configuration.unauthenticatedMaximumConcurrentStreams),
-            HTTP2Setting(parameter: .maxHeaderListSize, value: configuration.maximumHeaderListSize),
-            HTTP2Setting(parameter: .maxFrameSize, value: configuration.maximumFrameSize),
-            HTTP2Setting(parameter: .headerTableSize, value: configuration.headerTableSize),
-            HTTP2Setting(parameter: .initialWindowSize, value: 1 << 20),
-        ]
-        return http2
     }
 
     func run() async throws {

@@ -67,6 +67,11 @@ import UserNotificationsUI
             },
             environment: { _ in [:] })
         services.answerBudget = answerBudget
+        // Presented before the page connects, so that the list the page gets first holds it (presented after, it
+        // raced the list: now in it, now a change after it).
+        await presenter.present(
+            Presentation(
+                card: NotificationCard(try notification(body()), bundleID: episode.bundleID), app: .init(bundleID: episode.bundleID), category: nil))
         let (toPage, output) = AsyncStream.makeStream(of: JSONValue.self)
         let (fromPage, input) = AsyncStream.makeStream(of: JSONValue.self)
         let connection = NotificationCenterConnection(services: services)
@@ -77,9 +82,6 @@ import UserNotificationsUI
         let page = Page(presenter: presenter, toPage: toPage, fromPage: input, iterator: toPage.makeAsyncIterator())
         let recorded = page.recorded
         Task { try? await presenter.run { event in recorded.events.withLock { $0.append(event) } } }
-        await presenter.present(
-            Presentation(
-                card: NotificationCard(try notification(body()), bundleID: episode.bundleID), app: .init(bundleID: episode.bundleID), category: nil))
         return (page, running)
     }
 

@@ -30,6 +30,7 @@ struct HTTP2ServerConnectionTests {
             try send(type.rawValue, flags: flags, stream: stream, payload)
         }
 
+        /// The client's SETTINGS, and its acknowledgement of the server's (which puts the server's stream limit in force).
         mutating func settings(_ pairs: [(UInt16, UInt32)] = []) throws(ConnectionFault) {
             var payload = ByteBuffer()
             for (identifier, value) in pairs {
@@ -37,6 +38,7 @@ struct HTTP2ServerConnectionTests {
                 payload.writeInteger(value)
             }
             _ = try send(.settings, stream: 0, Array(payload.readableBytesView))
+            _ = try send(.settings, flags: FrameHeader.Flag.ack, stream: 0)
         }
 
         mutating func block(_ fields: [(String, String)], indexing: HPACKIndexing = .indexable) throws -> [UInt8] {
@@ -260,8 +262,10 @@ struct HTTP2ServerConnectionTests {
         client.server.respond(stream: 5, status: 413, fields: [], body: nil)
         #expect(try client.sent().map { $0.header.knownType } == [.headers, .resetStream])
         client.server.goAway(.noError)
-        #expect(try client.request(7) == nil)  // past our GOAWAY: not processed
-        #expect(try client.sent().last!.payload.prefix(4) == [0, 0, 0, 5])  // the last stream seen before it
+        #expect(try client.request(7) == nil)  // past our GOAWAY: refused, never processed
+        let closing = try client.sent()
+        #expect(closing.map { $0.header.knownType } == [.goAway, .resetStream])
+        #expect(closing[0].payload.prefix(4) == [0, 0, 0, 5] && closing[1].header.streamID == 7 && closing[1].payload == [0, 0, 0, 7])
     }
 
     @Test func floodsEndTheConnectionWithEnhanceYourCalm() throws {
@@ -331,5 +335,25 @@ struct HTTP2ServerConnectionTests {
         _ = try client.sent()
         _ = try client.send(.data, stream: 3, [1])
         #expect(try client.sent().map { $0.header.knownType } == [.resetStream])
+    }
+
+    @Test func aStreamLimitAppliesOnceTheClientAcknowledgesIt() throws {
+        var client = Client { $0.maximumConcurrentStreams = 1 }
+        _ = try client.send(.settings, stream: 0)  // no acknowledgement yet: the first requests may come before it
+        for stream in stride(from: UInt32(1), through: 9, by: 2) { #expect(try client.request(stream, endStream: false) != nil) }
+        _ = try client.send(.settings, flags: FrameHeader.Flag.ack, stream: 0)
+        #expect(client.server.maximumConcurrentStreams == 1)
+        _ = try client.sent()
+        #expect(try client.request(11) == nil)
+        #expect(try client.sent().map { $0.header.knownType } == [.resetStream])
+        // A raise applies at once; a cut waits for its acknowledgement.
+        client.server.changeMaximumConcurrentStreams(to: 1000)
+        #expect(client.server.maximumConcurrentStreams == 1000)
+        client.server.changeMaximumConcurrentStreams(to: 1)
+        #expect(client.server.maximumConcurrentStreams == 1000)
+        _ = try client.send(.settings, flags: FrameHeader.Flag.ack, stream: 0)
+        #expect(client.server.maximumConcurrentStreams == 1000)
+        _ = try client.send(.settings, flags: FrameHeader.Flag.ack, stream: 0)
+        #expect(client.server.maximumConcurrentStreams == 1)
     }
 }

@@ -6,8 +6,6 @@ import HeraldWire
 import Logging
 import NIOCore
 import NIOEmbedded
-import NIOHPACK
-import NIOHTTP2
 import Synchronization
 import Testing
 
@@ -16,14 +14,20 @@ import Testing
 /// A provider connection's timers on virtual time: the handler `herald serve` puts after HTTP/2, on a testing
 /// channel whose clock the test moves.
 @Suite struct ProviderConnectionTimeTests {
-    /// The provider handler on a testing channel, frames in and out.
+    /// The provider handler on a testing channel: the client's frames written as bytes (its preface first), the
+    /// server's bytes read back as frames.
     struct Pipeline {
         let channel: NIOAsyncTestingChannel
         let connection: NIOLoopBound<ProviderConnection>
         let store: SQLiteStore
+        private let prefaceSent = Flag()
 
-        /// - Parameter sendsSettings: Whether the client's SETTINGS (the first frame after its preface) arrives at once.
-        init(sendsSettings: Bool = true, configure: (inout GatewayConfiguration) -> Void = { _ in }) async throws {
+        /// - Parameters:
+        ///   - sendsSettings: Whether the client's preface and SETTINGS arrive at once.
+        ///   - initialWindow: The client's SETTINGS_INITIAL_WINDOW_SIZE: the send window of each answer's stream.
+        init(
+            sendsSettings: Bool = true, initialWindow: UInt32 = 65_535, configure: (inout GatewayConfiguration) -> Void = { _ in }
+        ) async throws {
             var configuration = GatewayConfiguration()
             configure(&configuration)
             let store = try SQLiteStore(path: TemporaryPath.make("herald-time", suffix: ".sqlite"))
@@ -49,17 +53,45 @@ import Testing
                 return NIOLoopBound(connection, eventLoop: channel.eventLoop)
             }
             try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 2197)).get()
-            if sendsSettings { try await channel.writeInbound(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings([])))) }
+            if sendsSettings { try await self.settings(initialWindow: initialWindow) }
+        }
+
+        /// Writes one frame from the client (its preface before the first).
+        func write(_ type: FrameType, flags: UInt8 = 0, stream: UInt32 = 0, _ payload: [UInt8] = []) async throws {
+            var bytes = ByteBuffer()
+            if !prefaceSent.set() { bytes.writeBytes(FrameReader.preface) }
+            FrameWriter.header(FrameHeader(length: payload.count, type: type.rawValue, flags: flags, streamID: stream), into: &bytes)
+            bytes.writeBytes(payload)
+            try await channel.writeInbound(bytes)
+        }
+
+        func settings(initialWindow: UInt32 = 65_535) async throws {
+            try await write(.settings, [0, 4] + withUnsafeBytes(of: initialWindow.bigEndian, Array.init))
+        }
+
+        func ping() async throws { try await write(.ping, [UInt8](repeating: 1, count: 8)) }
+
+        /// A header block of literals that leave the server's table alone.
+        static func block(_ fields: [(String, String)]) -> [UInt8] {
+            var bytes = [UInt8](repeating: 0, count: fields.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count + 16 })
+            let count = bytes.withUnsafeMutableBytes { out in
+                var writer = ResponseHeaderEncoder.Writer(out: out)
+                for (name, value) in fields {
+                    writer.integer(0, prefix: 4, flags: 0x00)
+                    writer.string(name)
+                    writer.string(value)
+                }
+                return writer.count
+            }
+            return Array(bytes.prefix(count))
         }
 
         /// Sends a request to an unknown device token and waits for its answer's reason.
-        func answer(on id: HTTP2StreamID, authorization: String) async throws -> String? {
+        func answer(on id: UInt32, authorization: String) async throws -> String? {
             try await send(on: id, authorization: authorization)
             for _ in 0..<1_000 {
-                while let frame = try await channel.readOutbound(as: HTTP2Frame.self) {
-                    if frame.streamID == id, case .data(let data) = frame.payload, case .byteBuffer(let bytes) = data.data {
-                        return try JSONValue.parse(Data(bytes.readableBytesView))["reason"]?.stringValue
-                    }
+                for (header, payload) in try await written() where header.streamID == id && header.knownType == .data {
+                    return try JSONValue.parse(Data(payload))["reason"]?.stringValue
                 }
                 try await Task.sleep(for: .milliseconds(5))
             }
@@ -67,33 +99,32 @@ import Testing
         }
 
         /// Sends a request to an unknown device token.
-        func send(on id: HTTP2StreamID, authorization: String) async throws {
-            var headers = HPACKHeaders()
-            for (name, value) in [
+        func send(on id: UInt32, authorization: String) async throws {
+            let headers = Self.block([
                 (":method", "POST"), (":scheme", "https"), (":path", "/3/device/" + String(repeating: "ab", count: 32)),
                 ("authorization", authorization), ("apns-topic", "com.example.app"),
-            ] { headers.add(name: name, value: value) }
-            try await channel.writeInbound(HTTP2Frame(streamID: id, payload: .headers(.init(headers: headers))))
-            let body = channel.allocator.buffer(string: #"{"aps":{"alert":"hi"}}"#)
-            try await channel.writeInbound(HTTP2Frame(streamID: id, payload: .data(.init(data: .byteBuffer(body), endStream: true))))
+            ])
+            try await write(.headers, flags: FrameHeader.Flag.endHeaders, stream: id, headers)
+            try await write(.data, flags: FrameHeader.Flag.endStream, stream: id, Array(#"{"aps":{"alert":"hi"}}"#.utf8))
         }
 
         /// Every frame written so far.
-        func written() async throws -> [HTTP2Frame] {
-            var frames: [HTTP2Frame] = []
-            while let frame = try await channel.readOutbound(as: HTTP2Frame.self) { frames.append(frame) }
+        func written() async throws -> [(header: FrameHeader, payload: [UInt8])] {
+            var bytes = ByteBuffer(bytes: FrameReader.preface)
+            while var more = try await channel.readOutbound(as: ByteBuffer.self) { bytes.writeBuffer(&more) }
+            var reader = FrameReader(maximumFrameSize: 1 << 24)
+            reader.append(&bytes)
+            var frames: [(header: FrameHeader, payload: [UInt8])] = []
+            while let (header, payload) = try reader.next() { frames.append((header, Array(payload.readableBytesView))) }
             return frames
         }
 
         /// The GOAWAY among `frames`: its last stream id and its reason.
-        static func goAway(in frames: [HTTP2Frame]) -> (lastStreamID: HTTP2StreamID, reason: String?)? {
-            for frame in frames {
-                if case .goAway(let last, _, let data) = frame.payload {
-                    let reason = data.flatMap { try? JSONValue.parse(Data($0.readableBytesView)) }?["reason"]?.stringValue
-                    return (last, reason)
-                }
-            }
-            return nil
+        static func goAway(in frames: [(header: FrameHeader, payload: [UInt8])]) -> (lastStreamID: UInt32, reason: String?)? {
+            guard let frame = frames.first(where: { $0.header.knownType == .goAway }) else { return nil }
+            let last = frame.payload.prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            let reason = (try? JSONValue.parse(Data(frame.payload.dropFirst(8))))?["reason"]?.stringValue
+            return (last, reason)
         }
     }
 
@@ -108,7 +139,7 @@ import Testing
         #expect(pipeline.channel.isActive)
         await pipeline.channel.testingEventLoop.advanceTime(by: .seconds(1))
         let goAway = try #require(Pipeline.goAway(in: try await pipeline.written()))
-        #expect(goAway.reason == "IdleTimeout" && goAway.lastStreamID == .rootStream)
+        #expect(goAway.reason == "IdleTimeout" && goAway.lastStreamID == 0)
         #expect(!pipeline.channel.isActive)
     }
 
@@ -120,7 +151,7 @@ import Testing
         }
         _ = try await pipeline.written()
         await pipeline.channel.testingEventLoop.advanceTime(by: .seconds(50))
-        try await pipeline.channel.writeInbound(HTTP2Frame(streamID: .rootStream, payload: .ping(HTTP2PingData(withInteger: 1), ack: false)))
+        try await pipeline.ping()
         await pipeline.channel.testingEventLoop.advanceTime(by: .seconds(50))  // 100 s in, 50 s after the ping
         #expect(Pipeline.goAway(in: try await pipeline.written()) == nil)
         await pipeline.channel.testingEventLoop.advanceTime(by: .seconds(10))
@@ -133,11 +164,8 @@ import Testing
             $0.idleTimeout = .seconds(5)
             $0.shutdownGracePeriod = .seconds(10)
         }
-        var headers = HPACKHeaders()
-        headers.add(name: ":method", value: "POST")
-        headers.add(name: ":scheme", value: "https")
-        headers.add(name: ":path", value: "/3/device/" + String(repeating: "ab", count: 32))
-        try await pipeline.channel.writeInbound(HTTP2Frame(streamID: 1, payload: .headers(.init(headers: headers, endStream: false))))
+        let headers = Pipeline.block([(":method", "POST"), (":scheme", "https"), (":path", "/3/device/" + String(repeating: "ab", count: 32))])
+        try await pipeline.write(.headers, flags: FrameHeader.Flag.endHeaders, stream: 1, headers)
         _ = try await pipeline.written()
         await pipeline.channel.testingEventLoop.advanceTime(by: .seconds(5))  // idle: closing starts, the GOAWAY waits
         #expect(Pipeline.goAway(in: try await pipeline.written()) == nil)
@@ -162,7 +190,7 @@ import Testing
             $0.unusedConnectionTimeout = .seconds(7200)
         }
         await late.channel.testingEventLoop.advanceTime(by: .seconds(9))
-        try await late.channel.writeInbound(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings([]))))
+        try await late.settings()
         await late.channel.testingEventLoop.advanceTime(by: .seconds(60))
         #expect(late.channel.isActive)
     }
@@ -178,7 +206,7 @@ import Testing
         let unused = try await Pipeline(configure: configure)
         for _ in 0..<3 {
             await unused.channel.testingEventLoop.advanceTime(by: .seconds(6))
-            try await unused.channel.writeInbound(HTTP2Frame(streamID: .rootStream, payload: .ping(HTTP2PingData(withInteger: 1), ack: false)))
+            try await unused.ping()
         }
         #expect(try await unused.answer(on: 1, authorization: "bearer x.y.z") == "InvalidProviderToken")
         await unused.channel.testingEventLoop.advanceTime(by: .milliseconds(1_999))  // 19.999 s after the accept
@@ -204,23 +232,24 @@ import Testing
     /// An error answer's DATA that the client's flow-control window never lets out (a window of 0) closes the
     /// connection after the stalled-connection timeout; DATA that goes out in time does not.
     @Test func anAnswerHeldByAClosedWindowClosesTheConnectionOnceStalled() async throws {
-        let pipeline = try await Pipeline {
+        let pipeline = try await Pipeline(initialWindow: 0) {
             $0.stalledConnectionTimeout = .seconds(30)
             $0.unusedConnectionTimeout = .seconds(7200)
         }
-        let window = ClosedWindow()
-        try await pipeline.channel.testingEventLoop.executeInContext {
-            try pipeline.channel.pipeline.syncOperations.addHandler(window, position: .first)
-        }
-        func sendBadRequest(on id: HTTP2StreamID) async throws {
+        func sendBadRequest(on id: UInt32) async throws {
             try await pipeline.send(on: id, authorization: "bearer x.y.z")
-            for _ in 0..<1_000 where window.held < 1 { try await Task.sleep(for: .milliseconds(5)) }
-            try #require(window.held == 1)  // the 403's DATA, waiting
+            var answered = false
+            for _ in 0..<1_000 where !answered {
+                answered = try await pipeline.written().contains { $0.header.streamID == id && $0.header.knownType == .headers }
+                if !answered { try await Task.sleep(for: .milliseconds(5)) }
+            }
+            try #require(answered)  // the 403's HEADERS; its DATA waits for the window
         }
 
         try await sendBadRequest(on: 1)
         await pipeline.channel.testingEventLoop.advanceTime(by: .seconds(20))
-        try await pipeline.channel.testingEventLoop.executeInContext { window.open() }  // it went out after 20 s
+        try await pipeline.write(.windowUpdate, stream: 1, [0, 0, 0x10, 0])  // it goes out after 20 s
+        #expect(try await pipeline.written().contains { $0.header.streamID == 1 && $0.header.knownType == .data })
         await pipeline.channel.testingEventLoop.advanceTime(by: .seconds(60))
         #expect(pipeline.channel.isActive)
 
@@ -229,38 +258,6 @@ import Testing
         #expect(pipeline.channel.isActive)
         await pipeline.channel.testingEventLoop.advanceTime(by: .milliseconds(1))
         #expect(!pipeline.channel.isActive)
-    }
-
-    /// Holds the DATA frames written through it, as the HTTP/2 layer does while the client's window is 0, until
-    /// `open()` lets them out.
-    final class ClosedWindow: ChannelOutboundHandler, Sendable {
-        typealias OutboundIn = HTTP2Frame
-        struct Write {
-            let context: ChannelHandlerContext
-            let data: NIOAny
-            let promise: EventLoopPromise<Void>?
-        }
-        private let waiting = Mutex<[NIOLoopBound<Write>]>([])
-
-        var held: Int { waiting.withLock { $0.count } }
-
-        func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-            if case .data = unwrapOutboundIn(data).payload {
-                let write = NIOLoopBound(Write(context: context, data: data, promise: promise), eventLoop: context.eventLoop)
-                waiting.withLock { $0.append(write) }
-            } else {
-                context.write(data, promise: promise)
-            }
-        }
-
-        /// Must run on the event loop.
-        func open() {
-            let writes = waiting.withLock { writes in
-                defer { writes = [] }
-                return writes
-            }
-            for write in writes.map(\.value) { write.context.writeAndFlush(write.data, promise: write.promise) }
-        }
     }
 
     /// While the client reads nothing (the connection cannot take more writes), the handler asks for no more reads,
@@ -320,5 +317,18 @@ import Testing
         try await pipeline.channel.testingEventLoop.executeInContext { connection.value.startDraining(.shutdown) }
         #expect(Pipeline.goAway(in: try await pipeline.written())?.reason == "Shutdown")
         #expect(!pipeline.channel.isActive)
+    }
+}
+
+/// Whether something happened yet, shared by the copies of a test's pipeline.
+private final class Flag: Sendable {
+    private let value = Mutex(false)
+
+    /// Sets it; whether it was set before.
+    func set() -> Bool {
+        value.withLock { value in
+            defer { value = true }
+            return value
+        }
     }
 }

@@ -38,6 +38,14 @@ package enum FrameErrorCode: UInt32, Sendable {
 package struct ConnectionFault: Error, Equatable {
     package var code: FrameErrorCode
     package var reason: String
+    /// What `herald_provider_connections_closed_total{reason}` calls it: the code, or the flood's name.
+    package var label: String
+
+    package init(code: FrameErrorCode, reason: String, label: String? = nil) {
+        self.code = code
+        self.reason = reason
+        self.label = label ?? String(describing: code)
+    }
 }
 
 package struct FrameHeader: Equatable, Sendable {

@@ -5,8 +5,8 @@ package import NIOCore
 /// what the rules answer (SETTINGS and PING acknowledgements, window updates, stream resets) into ``output``. Answers go
 /// out through ``respond(stream:status:fields:body:)``, their DATA held while the client's windows are closed.
 ///
-/// Part of the provider port's own HTTP/2 layer (issue 40; not yet in use). Floods of what costs the server and serves
-/// no request end the connection with ENHANCE_YOUR_CALM (``FloodLimits``).
+/// The provider port's HTTP/2 layer (issue 40), which ``ProviderConnectionHandler`` drives. Floods of what costs the
+/// server and serves no request end the connection with ENHANCE_YOUR_CALM (``FloodLimits``).
 package struct HTTP2ServerConnection {
     package struct Settings: Sendable {
         package var maximumConcurrentStreams: UInt32 = 100
@@ -56,8 +56,17 @@ package struct HTTP2ServerConnection {
     package let settings: Settings
     /// What the connection has to send, in order; the caller writes it out and clears it.
     package var output = ByteBuffer()
+    /// The stream limit in force: a SETTINGS_MAX_CONCURRENT_STREAMS applies once the client acknowledges it (a
+    /// raise at once), and until the first acknowledgement ``limitBeforeAcknowledgement`` does.
     package private(set) var maximumConcurrentStreams: UInt32
+    /// What each SETTINGS frame sent and not yet acknowledged set the stream limit to (nil: left it alone).
+    private var unacknowledgedLimits: [UInt32?] = []
+    /// Streams allowed before the client has acknowledged the first SETTINGS: a client may send its first requests
+    /// before reading them (RFC 9113 §6.5.3), and swift-nio-http2 allowed 100 then.
+    package static let limitBeforeAcknowledgement: UInt32 = 100
     package private(set) var highestStream: UInt32 = 0
+    /// Answers whose DATA waits for the client's flow-control windows.
+    package private(set) var answersWaitingForWindow = 0
     private var streams: [UInt32: Stream] = [:]
     private var decoder: HeaderBlockDecoder
     private var pendingBlock: PendingBlock?
@@ -80,7 +89,8 @@ package struct HTTP2ServerConnection {
         var settings = settings
         settings.connectionWindow = max(65_535, settings.connectionWindow)
         self.settings = settings
-        maximumConcurrentStreams = settings.maximumConcurrentStreams
+        maximumConcurrentStreams = max(settings.maximumConcurrentStreams, Self.limitBeforeAcknowledgement)
+        unacknowledgedLimits = [settings.maximumConcurrentStreams]
         decoder = HeaderBlockDecoder(maximumTableSize: settings.headerTableSize, maximumListSize: settings.maximumHeaderListSize)
         connectionReceiveWindow = settings.connectionWindow
         let limits = settings.limits
@@ -112,7 +122,7 @@ package struct HTTP2ServerConnection {
         if header.knownType == .data && header.length == 0 && header.flags & FrameHeader.Flag.endStream == 0 {
             emptyDataFramesInARow += 1
             guard emptyDataFramesInARow <= settings.limits.emptyDataFramesInARow else {
-                throw fault(.enhanceYourCalm, "\(emptyDataFramesInARow) empty DATA frames in a row")
+                throw fault(.enhanceYourCalm, "\(emptyDataFramesInARow) empty DATA frames in a row", label: "ExcessiveEmptyDataFrames")
             }
         } else {
             emptyDataFramesInARow = 0
@@ -146,12 +156,14 @@ package struct HTTP2ServerConnection {
             guard var pending = pendingBlock else { throw fault(.protocolError, "CONTINUATION without a header block") }
             pending.continuations += 1
             guard pending.continuations <= settings.limits.continuationFrames else {
-                throw fault(.enhanceYourCalm, "\(pending.continuations) CONTINUATION frames in one header block")
+                throw fault(
+                    .enhanceYourCalm, "\(pending.continuations) CONTINUATION frames in one header block", label: "ExcessiveContinuationFrames")
             }
             var more = payload
             pending.fragment.writeBuffer(&more)
             guard pending.fragment.readableBytes <= settings.maximumHeaderListSize * 2 else {
-                throw fault(.enhanceYourCalm, "a header block of more than \(settings.maximumHeaderListSize * 2) bytes")
+                throw fault(
+                    .enhanceYourCalm, "a header block of more than \(settings.maximumHeaderListSize * 2) bytes", label: "ExcessiveHeaderBlock")
             }
             pendingBlock = pending
             if header.flags & FrameHeader.Flag.endHeaders != 0 { return try finishBlock() }
@@ -160,9 +172,12 @@ package struct HTTP2ServerConnection {
             guard header.streamID != 0 else { throw fault(.protocolError, "RST_STREAM on stream 0") }
             guard header.length == 4 else { throw fault(.frameSizeError, "RST_STREAM of \(header.length) bytes") }
             guard header.streamID <= highestStream else { throw fault(.protocolError, "RST_STREAM on an idle stream") }
-            guard !clientResets.record(at: now) else { throw fault(.enhanceYourCalm, "too many streams reset by the client") }
+            guard !clientResets.record(at: now) else {
+                throw fault(.enhanceYourCalm, "too many streams reset by the client", label: "ExcessiveRSTFrames")
+            }
             let code = payload.getInteger(at: payload.readerIndex, as: UInt32.self).flatMap(FrameErrorCode.init) ?? .internalError
-            if streams.removeValue(forKey: header.streamID) != nil {
+            if let stream = streams.removeValue(forKey: header.streamID) {
+                if stream.heldBody != nil { answersWaitingForWindow -= 1 }
                 closed(header.streamID)
                 return .streamClosed(stream: header.streamID, code: code)
             }
@@ -186,6 +201,7 @@ package struct HTTP2ServerConnection {
         guard header.streamID == 0 else { throw fault(.protocolError, "SETTINGS on a stream") }
         if header.flags & FrameHeader.Flag.ack != 0 {
             guard header.length == 0 else { throw fault(.frameSizeError, "a SETTINGS acknowledgement with a payload") }
+            if !unacknowledgedLimits.isEmpty, let limit = unacknowledgedLimits.removeFirst() { maximumConcurrentStreams = limit }
             return
         }
         guard header.length % 6 == 0 else { throw fault(.frameSizeError, "SETTINGS of \(header.length) bytes") }
@@ -284,11 +300,15 @@ package struct HTTP2ServerConnection {
         } catch .malformed(let reason) {
             throw fault(.compressionError, reason)
         } catch {
-            fields = nil  // a list above the limit: the block was read, only this stream is refused
+            fields = nil  // a list above the limit: the connection is closed (as swift-nio-http2 did), below
         }
         if var stream = streams[id] {
             guard !stream.requestEnded else { return try resetStream(id, .streamClosed) }
-            guard pending.endStream, let fields else { return try resetStream(id, .protocolError) }
+            guard let fields else {
+                throw fault(
+                    .enhanceYourCalm, "a header list above the \(settings.maximumHeaderListSize) bytes announced", label: "ExcessiveHeaderList")
+            }
+            guard pending.endStream else { return try resetStream(id, .protocolError) }
             stream.requestEnded = true
             streams[id] = stream
             return .trailers(stream: id, fields: fields)
@@ -299,8 +319,15 @@ package struct HTTP2ServerConnection {
             throw fault(.streamClosed, "HEADERS on closed stream \(id)")
         }
         highestStream = id
-        guard !goingAway else { return nil }  // past our GOAWAY: ignored
-        guard let fields else { return try resetStream(id, .protocolError) }
+        guard !goingAway else {
+            // Past our GOAWAY: never processed, which REFUSED_STREAM tells the client at once (safe to send again).
+            FrameWriter.resetStream(id, code: .refusedStream, into: &output)
+            closed(id)
+            return nil
+        }
+        guard let fields else {
+            throw fault(.enhanceYourCalm, "a header list above the \(settings.maximumHeaderListSize) bytes announced", label: "ExcessiveHeaderList")
+        }
         guard streams.count < Int(maximumConcurrentStreams) else {
             FrameWriter.resetStream(id, code: .refusedStream, into: &output)
             closed(id)
@@ -321,18 +348,29 @@ package struct HTTP2ServerConnection {
         guard hasBody, let body else { return finish(id) }
         stream.heldBody = body
         streams[id] = stream
+        answersWaitingForWindow += 1
         sendBody(of: id)
     }
 
-    /// Tells the client the streams above the last one seen will not be processed, and refuses new ones.
-    package mutating func goAway(_ code: FrameErrorCode, debugData: [UInt8] = []) {
+    /// Tells the client the streams above `lastStream` (the last one seen, unless given) will not be processed, and
+    /// refuses new ones from now on.
+    package mutating func goAway(lastStream: UInt32? = nil, _ code: FrameErrorCode, debugData: [UInt8] = []) {
         goingAway = true
-        FrameWriter.goAway(lastStream: highestStream, code: code, debugData: debugData, into: &output)
+        FrameWriter.goAway(lastStream: lastStream ?? highestStream, code: code, debugData: debugData, into: &output)
     }
 
-    /// A new SETTINGS_MAX_CONCURRENT_STREAMS (raised once a request has shown its sender, as APNs does).
+    /// Ends a stream unanswered with RST_STREAM (the application refuses a request).
+    package mutating func reset(stream id: UInt32, _ code: FrameErrorCode) {
+        FrameWriter.resetStream(id, code: code, into: &output)
+        if let stream = streams.removeValue(forKey: id), stream.heldBody != nil { answersWaitingForWindow -= 1 }
+        closed(id)
+    }
+
+    /// A new SETTINGS_MAX_CONCURRENT_STREAMS (raised once a request has shown its sender, as APNs does): a raise
+    /// applies at once, a cut once the client acknowledges it.
     package mutating func changeMaximumConcurrentStreams(to maximum: UInt32) {
-        maximumConcurrentStreams = maximum
+        if maximum > maximumConcurrentStreams { maximumConcurrentStreams = maximum }
+        unacknowledgedLimits.append(maximum)
         FrameWriter.settings([(0x3, maximum)], into: &output)
     }
 
@@ -352,7 +390,10 @@ package struct HTTP2ServerConnection {
         }
         stream.heldBody = body.readableBytes > 0 ? body : nil
         streams[id] = stream
-        if stream.heldBody == nil { finish(id) }
+        if stream.heldBody == nil {
+            answersWaitingForWindow -= 1
+            finish(id)
+        }
     }
 
     private mutating func finish(_ id: UInt32) {
@@ -363,10 +404,12 @@ package struct HTTP2ServerConnection {
 
     /// Resets a stream that broke a rule (a stream error); too many of them end the connection.
     private mutating func resetStream(_ id: UInt32, _ code: FrameErrorCode) throws(ConnectionFault) -> Event? {
-        guard !streamErrors.record(at: now) else { throw fault(.enhanceYourCalm, "too many stream errors") }
+        guard !streamErrors.record(at: now) else { throw fault(.enhanceYourCalm, "too many stream errors", label: "ExcessiveStreamErrors") }
         FrameWriter.resetStream(id, code: code, into: &output)
         closed(id)
-        return streams.removeValue(forKey: id) != nil ? .streamClosed(stream: id, code: code) : nil
+        guard let stream = streams.removeValue(forKey: id) else { return nil }
+        if stream.heldBody != nil { answersWaitingForWindow -= 1 }
+        return .streamClosed(stream: id, code: code)
     }
 
     private mutating func closed(_ id: UInt32) {
@@ -376,10 +419,10 @@ package struct HTTP2ServerConnection {
 
     private mutating func countControlFrame(_ header: FrameHeader) throws(ConnectionFault) {
         guard header.flags & FrameHeader.Flag.ack == 0, controlFrames.record(at: now) else { return }
-        throw fault(.enhanceYourCalm, "too many PING and SETTINGS frames")
+        throw fault(.enhanceYourCalm, "too many PING and SETTINGS frames", label: "ExcessiveControlFrames")
     }
 
-    private func fault(_ code: FrameErrorCode, _ reason: String) -> ConnectionFault {
-        ConnectionFault(code: code, reason: reason)
+    private func fault(_ code: FrameErrorCode, _ reason: String, label: String? = nil) -> ConnectionFault {
+        ConnectionFault(code: code, reason: reason, label: label)
     }
 }
