@@ -123,7 +123,9 @@ final class ProviderConnectionHandler: ChannelDuplexHandler, NIOScheduledCallbac
                 machine.frameRead()
                 let waiting = http2.answersWaitingForWindow
                 if let event = try http2.receive(header, payload, now: context.eventLoop.now) { handle(event, context: context) }
-                for _ in http2.answersWaitingForWindow..<max(http2.answersWaitingForWindow, waiting) {
+                // Answers whose DATA a window update let out (or whose stream the client reset) wait no more. A frame
+                // that opens a window delivers no request, so no answer starts waiting in the same call.
+                for _ in 0..<max(0, waiting - http2.answersWaitingForWindow) {
                     machine.answerWentOut(now: context.eventLoop.now)
                 }
             }
