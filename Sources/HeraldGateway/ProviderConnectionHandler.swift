@@ -92,8 +92,7 @@ final class ProviderConnectionHandler: ChannelDuplexHandler, NIOScheduledCallbac
     }
 
     private func becameActive(context: ChannelHandlerContext) {
-        writeOutput()  // the server's SETTINGS and the connection window's first update
-        flushIfNeeded()
+        flushIfNeeded()  // the server's SETTINGS and the connection window's first update
         machine.connected(now: context.eventLoop.now)
         armTimer()
     }
@@ -186,7 +185,6 @@ final class ProviderConnectionHandler: ChannelDuplexHandler, NIOScheduledCallbac
             metrics.providerConnectionClosed(fault?.label ?? String(describing: type(of: error)))
             if let fault {
                 http2.goAway(fault.code, debugData: Array(fault.reason.utf8))
-                writeOutput()
                 flushIfNeeded()
             }
             return context.close(promise: nil)
@@ -194,7 +192,6 @@ final class ProviderConnectionHandler: ChannelDuplexHandler, NIOScheduledCallbac
         for (id, stream) in streams where !stream.submitted {
             reset(id, .refusedStream)
         }
-        writeOutput()
         flushIfNeeded()
     }
 
@@ -232,7 +229,7 @@ final class ProviderConnectionHandler: ChannelDuplexHandler, NIOScheduledCallbac
             machine.answerWaits(now: context.eventLoop.now)  // its DATA waits for the client's window
             armTimer()
         }
-        writeOutput()  // before the stream's closing, which may close the connection
+        // Written with the other answers of this turn, by the flush (or before a close the stream's end may cause).
         streamClosed(id, stream)
         if !reading { scheduleFlush() }
     }
@@ -263,16 +260,13 @@ final class ProviderConnectionHandler: ChannelDuplexHandler, NIOScheduledCallbac
         switch action {
         case .announce(let maximumConcurrentStreams):
             http2.changeMaximumConcurrentStreams(to: UInt32(maximumConcurrentStreams))
-            writeOutput()
             flushIfNeeded()
         case .sendGoAway(let lastStreamID, let reason, let thenClose):
             http2.goAway(lastStream: UInt32(Int(lastStreamID)), .noError, debugData: Array(#"{"reason":"\#(reason.rawValue)"}"#.utf8))
-            writeOutput()
             flushIfNeeded()
             if thenClose { context.close(promise: nil) }
         case .close:
-            writeOutput()
-            context.flush()
+            flushIfNeeded()
             context.close(promise: nil)
         case .count(let reason):
             metrics.providerConnectionClosed(reason)
@@ -280,7 +274,6 @@ final class ProviderConnectionHandler: ChannelDuplexHandler, NIOScheduledCallbac
             for (id, stream) in streams where !stream.submitted {
                 reset(id, .refusedStream)
             }
-            writeOutput()
             flushIfNeeded()
         case .read:
             context.read()
@@ -323,7 +316,7 @@ final class ProviderConnectionHandler: ChannelDuplexHandler, NIOScheduledCallbac
         }
     }
 
-    /// Hands what the HTTP/2 layer has to send to the channel (flushed by the caller, or at the end of the read).
+    /// Hands what the HTTP/2 layer has to send to the channel, in one buffer; ``flushIfNeeded()`` does it too.
     private func writeOutput() {
         guard let context, http2.output.readableBytes > 0 else { return }
         let bytes = http2.output
@@ -333,6 +326,7 @@ final class ProviderConnectionHandler: ChannelDuplexHandler, NIOScheduledCallbac
     }
 
     private func flushIfNeeded() {
+        writeOutput()
         guard needsFlush, let context else { return }
         needsFlush = false
         machine.active(now: context.eventLoop.now)
