@@ -31,6 +31,8 @@ final class ProviderConnectionHandler: ChannelDuplexHandler, NIOScheduledCallbac
         var bodyLength = 0
         var requestEnded = false
         var submitted = false
+        /// The `content-length` the request declared, which its DATA must add up to (RFC 9113 §8.1.1).
+        var declaredLength: Int?
     }
 
     private let connection: ProviderConnection
@@ -141,7 +143,15 @@ final class ProviderConnectionHandler: ChannelDuplexHandler, NIOScheduledCallbac
             guard machine.headersReceived(on: streamID) else { return }
             guard RequestHeaderBlock.isWellFormed(fields) else { return reset(id) }
             machine.streamOpened(streamID)
-            update(id, OpenStream(headers: fields, body: context.channel.allocator.buffer(capacity: 0)), requestEnded: endStream)
+            var stream = OpenStream(headers: fields, body: context.channel.allocator.buffer(capacity: 0))
+            if let text = fields.first(where: { $0.name == "content-length" })?.value {
+                guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }), let length = Int(text) else {
+                    streams[id] = stream
+                    return reset(id)
+                }
+                stream.declaredLength = length
+            }
+            update(id, stream, requestEnded: endStream)
         case .trailers(let id, let fields):
             guard let stream = streams[id] else { return }
             guard RequestHeaderBlock.isWellFormedTrailers(fields) else { return reset(id) }
@@ -208,11 +218,19 @@ final class ProviderConnectionHandler: ChannelDuplexHandler, NIOScheduledCallbac
     /// its body is too large for every push type (answered without reading on).
     private func update(_ id: UInt32, _ stream: OpenStream, requestEnded: Bool) {
         var stream = stream
+        let wasSubmitted = stream.submitted
         stream.requestEnded = stream.requestEnded || requestEnded
         let submits = !stream.submitted && (stream.requestEnded || stream.bodyLength > ProviderRequest.bodyKeepLimit)
         stream.submitted = stream.submitted || submits
         // Kept before processing: an answer can come at once, and it finds its stream here.
         streams[id] = stream
+        // DATA that does not add up to the declared length makes the request malformed (once answered, it no longer
+        // matters).
+        if !wasSubmitted, let declared = stream.declaredLength,
+            stream.bodyLength > declared || (stream.requestEnded && stream.bodyLength != declared)
+        {
+            return reset(id)
+        }
         guard submits else { return }
         machine.requestSubmitted()
         let request = ProviderRequest(headers: stream.headers, body: stream.body, bodyLength: stream.bodyLength)

@@ -105,6 +105,8 @@ import Testing
             "proxy-connection field": Raw.requestHeaders(path: path) + Raw.literal("proxy-connection", "close"),
             "keep-alive field": Raw.requestHeaders(path: path) + Raw.literal("keep-alive", "timeout=5"),
             "upgrade field": Raw.requestHeaders(path: path) + Raw.literal("upgrade", "h2c"),
+            "content-length with no body": Raw.requestHeaders(path: path) + Raw.literal("content-length", "5"),
+            "content-length not a number": Raw.requestHeaders(path: path) + Raw.literal("content-length", "5x"),
             "te other than trailers": Raw.requestHeaders(path: path) + Raw.literal("te", "gzip"),
             "CR in a value": Raw.requestHeaders(path: path) + Raw.literal("x-a", "a\rb"),
             "NUL in a value": Raw.requestHeaders(path: path) + Raw.literal("x-a", "a\u{0}b"),
@@ -131,7 +133,8 @@ import Testing
             Raw.frame(
                 type: 0x1, flags: 0x4, stream: good,
                 payload: Raw.requestHeaders(path: path)
-                    + Raw.literal("authorization", "bearer \(gateway.defaultJWT)") + Raw.literal("apns-topic", TestGateway.topic)))
+                    + Raw.literal("authorization", "bearer \(gateway.defaultJWT)") + Raw.literal("apns-topic", TestGateway.topic)
+                    + Raw.literal("content-length", "24")))
         try await raw.write(Raw.frame(type: 0x0, flags: 0x1, stream: good, payload: Array(#"{"aps":{"alert":"fine"}}"#.utf8)))
 
         let bytes = try await raw.bytes(until: { Raw.headersFrames(in: $0).contains { $0.stream == good } })
