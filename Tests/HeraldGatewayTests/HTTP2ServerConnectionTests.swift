@@ -305,6 +305,19 @@ struct HTTP2ServerConnectionTests {
             _ = try resets.send(.resetStream, stream: 801, [0, 0, 0, 8])
         }
 
+        // DATA that tops the connection's window up does not start the count again.
+        var resetsWithData = Client { $0.connectionWindow = 65_535 }
+        try resetsWithData.settings()
+        for stream in stride(from: UInt32(1), through: 399, by: 2) {
+            _ = try resetsWithData.request(stream, endStream: false)
+            _ = try resetsWithData.send(.data, stream: stream, [UInt8](repeating: 1, count: 16_384))
+            _ = try resetsWithData.send(.resetStream, stream: stream, [0, 0, 0, 8])
+        }
+        fault(.enhanceYourCalm) {
+            _ = try resetsWithData.request(401, endStream: false)
+            _ = try resetsWithData.send(.resetStream, stream: 401, [0, 0, 0, 8])
+        }
+
         var pings = Client()
         try pings.settings()  // the first control frame
         for _ in 0..<199 { _ = try pings.send(.ping, stream: 0, [UInt8](repeating: 0, count: 8)) }

@@ -239,11 +239,6 @@ package struct HTTP2ServerConnection {
         if connectionReceiveWindow <= settings.connectionWindow / 2 {
             FrameWriter.windowUpdate(stream: 0, increment: UInt32(settings.connectionWindow - connectionReceiveWindow), into: &output)
             connectionReceiveWindow = settings.connectionWindow
-            let limits = settings.limits
-            clientResets = RateWindow(limit: limits.clientResets, length: limits.window)
-            streamErrors = RateWindow(limit: limits.streamErrors, length: limits.window)
-            controlFrames = RateWindow(limit: limits.controlFrames, length: limits.window)
-            recentlyClosed = CircularBuffer(initialCapacity: limits.recentlyClosedStreams)
         }
         guard var stream = streams[header.streamID], !stream.requestEnded else {
             guard header.streamID <= highestStream else { throw fault(.protocolError, "DATA on an idle stream") }
