@@ -4,6 +4,8 @@
 #
 #   scripts/bench-client.sh                          # defaults below
 #   REQUESTS=400000 CONCURRENCY=500 scripts/bench-client.sh
+#   HERALD_BIN=/tmp/a SENDER_BIN=/tmp/b scripts/bench-client.sh   # the gateway from /tmp/a/herald, `herald send` from
+#                                                                 # /tmp/b/herald (A/B of two clients): nothing is built
 #
 # 1. Builds the release `herald`; makes a Python venv under .bench-venv/ with aioapns (PyPI) if missing.
 # 2. Creates a key and TOKENS device tokens, starts `herald serve` with a high per-device rate limit.
@@ -33,9 +35,14 @@ if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import aioapns' 2>/de
   "$venv/bin/pip" install -q aioapns >&2
 fi
 
-echo "building release herald" >&2
-(cd "$root" && swift build -c release --product herald >&2)
-herald="$root/.build/release/herald"
+if [ -n "${HERALD_BIN:-}" ]; then
+  herald="$HERALD_BIN/herald"
+else
+  echo "building release herald" >&2
+  (cd "$root" && swift build -c release --product herald >&2)
+  herald="$root/.build/release/herald"
+fi
+sender="${SENDER_BIN:-$(dirname "$herald")}/herald"
 
 start_work bench-client
 
@@ -54,7 +61,7 @@ stop_at_exit "$gateway_pid"
 for _ in $(seq 200); do curl -sf "http://127.0.0.1:$CONSOLE_PORT/healthz" >/dev/null && break; sleep 0.05; done
 
 send() { # send COUNT
-  "$herald" send --gateway "https://localhost:$PROVIDER_PORT" --ca "$data/tls/ca.pem" --p8 "$work/key.p8" \
+  "$sender" send --gateway "https://localhost:$PROVIDER_PORT" --ca "$data/tls/ca.pem" --p8 "$work/key.p8" \
     --key-id BENCHKEY01 --team-id BENCHTEAM1 --topic "$topic" --devices "$work/tokens" \
     --count "$1" --concurrency "$CONCURRENCY" --connections "$CONNECTIONS" "$work/payload.json" 2>/dev/null
 }

@@ -57,7 +57,7 @@ for target in targets:
 text = open(os.path.join(root, "docs/architecture.md"), encoding="utf-8").read()
 text = text.split("\n## ", 1)[0]  # the map is the first part; later sections may name modules again
 presented = []
-for name in re.findall(r"\*\*([A-Za-z-]+)\*\*", text):
+for name in re.findall(r"\*\*([A-Za-z0-9-]+)\*\*", text):
     if name in order and name not in presented:
         presented.append(name)
 missing = [name for name in order if name not in presented]
@@ -70,8 +70,8 @@ if presented != expected:
 # 4. Its table of modules names each module's Herald dependencies exactly, in Package.swift's order.
 by_name = {target["name"]: target for target in modules}
 table = {}
-for name, uses in re.findall(r"^\| `([A-Za-z-]+)` \| (.*) \|$", text, re.M):
-    table[name] = re.findall(r"`([A-Za-z-]+)`", uses)
+for name, uses in re.findall(r"^\| `([A-Za-z0-9-]+)` \| (.*) \|$", text, re.M):
+    table[name] = re.findall(r"`([A-Za-z0-9-]+)`", uses)
 if list(table) != order:
     problems.append(f"docs/architecture.md's table lists {list(table)}; Package.swift declares {order}")
 for name, uses in table.items():

@@ -3,7 +3,6 @@ import HeraldTLS
 public import HeraldWire
 public import Logging
 public import NIOCore
-import NIOHPACK
 public import NIOPosix
 import NIOSSL
 public import ServiceLifecycle
@@ -166,7 +165,9 @@ public final class APNsClient: Service, Sendable {
         }
     }
 
-    private func attemptOnce(headers: HPACKHeaders, body: ByteBuffer, deadline: ContinuousClock.Instant) async throws -> StreamResponse {
+    private func attemptOnce(headers: [(name: String, value: String)], body: ByteBuffer, deadline: ContinuousClock.Instant) async throws
+        -> StreamResponse
+    {
         let remaining = deadline - ContinuousClock.now
         guard remaining > .zero else { throw StreamFailure(kind: .timeout, detail: "no answer before the deadline") }
         let connection = try await pool.lease()
@@ -177,19 +178,19 @@ public final class APNsClient: Service, Sendable {
         }.get()
     }
 
-    private func makeHeaders(_ notification: APNsNotification, deviceToken: DeviceToken, apnsID: UUID) -> HPACKHeaders {
-        var headers = HPACKHeaders()
+    private func makeHeaders(_ notification: APNsNotification, deviceToken: DeviceToken, apnsID: UUID) -> [(name: String, value: String)] {
+        var headers: [(name: String, value: String)] = []
         headers.reserveCapacity(11)
-        headers.add(name: ":method", value: "POST")
-        headers.add(name: ":scheme", value: scheme)
-        headers.add(name: ":path", value: "/3/device/" + deviceToken.hex, indexing: .nonIndexable)
-        headers.add(name: ":authority", value: authority)
-        headers.add(name: "apns-push-type", value: notification.pushType.rawValue)
-        headers.add(name: "apns-topic", value: notification.topic)
-        if let priority = notification.priority { headers.add(name: "apns-priority", value: String(priority.rawValue)) }
-        if let expiration = notification.expiration { headers.add(name: "apns-expiration", value: String(expiration.epochSeconds)) }
-        if let collapseID = notification.collapseID { headers.add(name: "apns-collapse-id", value: collapseID) }
-        headers.add(name: "apns-id", value: APNsID.format(apnsID), indexing: .nonIndexable)
+        headers.append((":method", "POST"))
+        headers.append((":scheme", scheme))
+        headers.append((":path", "/3/device/" + deviceToken.hex))
+        headers.append((":authority", authority))
+        headers.append(("apns-push-type", notification.pushType.rawValue))
+        headers.append(("apns-topic", notification.topic))
+        if let priority = notification.priority { headers.append(("apns-priority", String(priority.rawValue))) }
+        if let expiration = notification.expiration { headers.append(("apns-expiration", String(expiration.epochSeconds))) }
+        if let collapseID = notification.collapseID { headers.append(("apns-collapse-id", collapseID)) }
+        headers.append(("apns-id", APNsID.format(apnsID)))
         return headers
     }
 

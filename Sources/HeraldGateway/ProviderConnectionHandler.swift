@@ -1,3 +1,4 @@
+import HeraldHTTP2
 import HeraldWire
 import NIOCore
 import NIOHTTP2

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HeraldGateway
+import HeraldHTTP2
 import NIOCore
 import NIOHPACK
 

@@ -1,18 +1,22 @@
+import HeraldHTTP2
 import Logging
 import NIOCore
 import NIOEmbedded
-import NIOHPACK
-import NIOHTTP2
 import Testing
 
 @testable import HeraldClient
 
 /// A client connection's timers on virtual time: idle pings, a dead server found, deadlines.
 @Suite struct APNsStreamTimeTests {
-    /// The stream handler on a testing channel (h2c: ready once active), frames in and out.
+    /// The stream handler on a testing channel (h2c: ready once active), bytes in and frames read out of them.
     struct Pipeline {
         let channel = NIOAsyncTestingChannel()
         let handler: NIOLoopBound<APNsStreamHandler>
+        /// Cuts what the client wrote into frames, its preface first.
+        final class Frames {
+            var reader = FrameReader()
+        }
+        let frames = Frames()
 
         init() async throws {
             let channel = self.channel
@@ -27,13 +31,17 @@ import Testing
                 return NIOLoopBound(handler, eventLoop: channel.eventLoop)
             }
             try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 2197)).get()
-            try await channel.writeInbound(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings([]))))
+            var settings = ByteBuffer()
+            FrameWriter.settings([], into: &settings)
+            try await channel.writeInbound(settings)
         }
 
-        func written() async throws -> [HTTP2Frame.FramePayload] {
-            var frames: [HTTP2Frame.FramePayload] = []
-            while let frame = try await channel.readOutbound(as: HTTP2Frame.self) { frames.append(frame.payload) }
-            return frames
+        /// The frames the client wrote since the last call.
+        func written() async throws -> [(header: FrameHeader, payload: ByteBuffer)] {
+            while var bytes = try await channel.readOutbound(as: ByteBuffer.self) { frames.reader.append(&bytes) }
+            var written: [(header: FrameHeader, payload: ByteBuffer)] = []
+            while let frame = try frames.reader.next() { written.append(frame) }
+            return written
         }
 
         func advance(by time: TimeAmount) async {
@@ -41,22 +49,24 @@ import Testing
         }
     }
 
-    private static func isPing(_ payload: HTTP2Frame.FramePayload) -> Bool {
-        if case .ping(_, ack: false) = payload { true } else { false }
+    private static func isPing(_ frame: (header: FrameHeader, payload: ByteBuffer)) -> Bool {
+        frame.header.knownType == .ping && frame.header.flags & FrameHeader.Flag.ack == 0
     }
 
     @Test func anIdleConnectionIsPingedAndKeptWhileItAnswers() async throws {
         let pipeline = try await Pipeline()
-        _ = try await pipeline.written()  // the connection window
+        _ = try await pipeline.written()  // the preface, SETTINGS, the connection window
         await pipeline.advance(by: .seconds(59))
         #expect(try await pipeline.written().contains(where: Self.isPing) == false)
         await pipeline.advance(by: .seconds(1))
         let ping = try await pipeline.written().first { Self.isPing($0) }
-        guard case .ping(let data, _) = ping else {
+        guard let opaque = ping?.payload.getInteger(at: ping!.payload.readerIndex, as: UInt64.self) else {
             Issue.record("no ping after the interval")
             return
         }
-        try await pipeline.channel.writeInbound(HTTP2Frame(streamID: .rootStream, payload: .ping(data, ack: true)))
+        var acknowledgement = ByteBuffer()
+        FrameWriter.pingAcknowledgement(opaque, into: &acknowledgement)
+        try await pipeline.channel.writeInbound(acknowledgement)
         await pipeline.advance(by: .seconds(30))
         #expect(pipeline.channel.isActive)
     }
@@ -79,12 +89,15 @@ import Testing
         let answer = try await eventLoop.executeInContext {
             let promise = eventLoop.makePromise(of: StreamResponse.self)
             handler.value.submit(
-                StreamRequest(headers: [":method": "POST"], body: ByteBuffer(), deadline: eventLoop.now + .seconds(10), promise: promise))
+                StreamRequest(headers: [(":method", "POST")], body: ByteBuffer(), deadline: eventLoop.now + .seconds(10), promise: promise))
             return promise.futureResult
         }
         await pipeline.advance(by: .seconds(10))
         await #expect(throws: StreamFailure.self) { try await answer.get() }
-        let cancelled = try await pipeline.written().contains { if case .rstStream(.cancel) = $0 { true } else { false } }
+        let cancelled = try await pipeline.written().contains {
+            $0.header.knownType == .resetStream
+                && $0.payload.getInteger(at: $0.payload.readerIndex, as: UInt32.self) == FrameErrorCode.cancel.rawValue
+        }
         #expect(cancelled)
     }
 }

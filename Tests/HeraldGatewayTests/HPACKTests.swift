@@ -1,3 +1,4 @@
+import HeraldHTTP2
 import NIOCore
 import NIOHPACK
 import Testing
@@ -209,7 +210,7 @@ struct HPACKTests {
         func written(_ value: Int, prefix: Int, flags: UInt8) -> [UInt8] {
             var bytes = [UInt8](repeating: 0, count: 8)
             let count = bytes.withUnsafeMutableBytes { out in
-                var writer = ResponseHeaderEncoder.Writer(out: out)
+                var writer = HPACKWriter(out: out)
                 writer.integer(value, prefix: prefix, flags: flags)
                 return writer.count
             }

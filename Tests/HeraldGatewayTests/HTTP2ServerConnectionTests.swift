@@ -1,3 +1,4 @@
+import HeraldHTTP2
 import NIOCore
 import NIOHPACK
 import Testing

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HeraldHTTP2
 import HeraldStore
 import HeraldTesting
 import HeraldWire
@@ -75,7 +76,7 @@ import Testing
         static func block(_ fields: [(String, String)]) -> [UInt8] {
             var bytes = [UInt8](repeating: 0, count: fields.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count + 16 })
             let count = bytes.withUnsafeMutableBytes { out in
-                var writer = ResponseHeaderEncoder.Writer(out: out)
+                var writer = HPACKWriter(out: out)
                 for (name, value) in fields {
                     writer.integer(0, prefix: 4, flags: 0x00)
                     writer.string(name)

@@ -1,6 +1,5 @@
 import HeraldWire
 import NIOCore
-import NIOHTTP2
 
 extension APNsStreamHandler {
     /// The rules of one client connection to APNs, without I/O: how many requests may be in flight (one until a
@@ -49,22 +48,21 @@ extension APNsStreamHandler {
             !isDraining && inFlight < limit
         }
 
-        /// The server's SETTINGS. True for the first: the connection then opens its receive window.
-        mutating func settingsReceived(maximumConcurrentStreams: Int?) -> Bool {
+        /// The server's SETTINGS.
+        mutating func settingsReceived(maximumConcurrentStreams: Int?) {
             if let maximumConcurrentStreams {
                 serverLimit = max(0, maximumConcurrentStreams)
             } else if !sawSettings {
                 serverLimit = 1000  // none announced: unlimited by RFC 9113; stay reasonable.
             }
-            defer { sawSettings = true }
-            return !sawSettings
+            sawSettings = true
         }
 
         /// The next stream id; nil once the ids are used up (the connection must then drain).
-        mutating func nextStream() -> HTTP2StreamID? {
+        mutating func nextStream() -> UInt32? {
             guard nextStreamID < Int(Int32.max) - 2 else { return nil }
             defer { nextStreamID += 2 }
-            return HTTP2StreamID(nextStreamID)
+            return UInt32(nextStreamID)
         }
 
         /// A request was answered with `status`: a 403 drops the connection back to one stream.

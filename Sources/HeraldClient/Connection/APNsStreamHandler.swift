@@ -1,22 +1,21 @@
 import Foundation
+import HeraldHTTP2
 import HeraldWire
 import Logging
 import NIOCore
-import NIOHPACK
-import NIOHTTP2
 import NIOSSL
 import NIOTLS
 import Synchronization
 
-/// Speaks APNs' side of one HTTP/2 connection at the frame level: allocates stream ids, keeps within the
-/// server's SETTINGS_MAX_CONCURRENT_STREAMS (and to one stream until a request has been accepted), queues
-/// what does not fit, matches answers to requests, honours GOAWAY, enforces deadlines and pings when idle.
+/// Speaks APNs' side of one HTTP/2 connection: allocates stream ids, keeps within the server's
+/// SETTINGS_MAX_CONCURRENT_STREAMS (and to one stream until a request has been accepted), queues what does not
+/// fit, matches answers to requests, honours GOAWAY, enforces deadlines and pings when idle.
 ///
-/// No child channel per request: a request is two frames out and one or two frames in. Lives on the
-/// connection's event loop.
+/// Bytes in and out: the frames and their rules are ``HTTP2ClientConnection``'s, and the requests of one event-loop
+/// turn go out in one write. Lives on the connection's event loop.
 final class APNsStreamHandler: ChannelInboundHandler {
-    typealias InboundIn = HTTP2Frame
-    typealias OutboundOut = HTTP2Frame
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
 
     struct Timing {
         var pingInterval: TimeAmount
@@ -46,16 +45,16 @@ final class APNsStreamHandler: ChannelInboundHandler {
     private var context: ChannelHandlerContext?
     /// The connection's limits, draining and liveness (``StateMachine``).
     private var state: StateMachine
-    private var inFlight: [HTTP2StreamID: InFlight] = [:]
+    private var http2 = HTTP2ClientConnection()
+    private var reader = FrameReader(readsPreface: false)
+    private var inFlight: [UInt32: InFlight] = [:]
     private var queue = CircularBuffer<StreamRequest>()
     private var flushScheduled = false
     private var reading = false
-    private var unacknowledgedBytes = 0
+    /// A protocol error of the server's ended the connection: nothing more is read.
+    private var cutOff = false
     private var timer: RepeatedTask?
     private var lastError: (any Error)?
-
-    /// Largest connection-level receive window asked of the server.
-    private static let connectionWindow = 1 << 20
 
     init(gauge: ConnectionGauge, tokens: ProviderTokenCache?, timing: Timing, usesTLS: Bool, ready: EventLoopPromise<Void>, logger: Logger) {
         self.gauge = gauge
@@ -82,6 +81,8 @@ final class APNsStreamHandler: ChannelInboundHandler {
     private func becameActive(context: ChannelHandlerContext) {
         guard timer == nil else { return }
         state.heard(at: context.eventLoop.now)
+        writeOutput(context: context)
+        context.flush()
         let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
         timer = context.eventLoop.scheduleRepeatedTask(initialDelay: timing.resolution, delay: timing.resolution) { _ in
             loopBound.value.tick()
@@ -156,25 +157,18 @@ final class APNsStreamHandler: ChannelInboundHandler {
         if let tokens {
             let jwt = binding.jwt(from: tokens)
             if jwt != authorization.jwt { authorization = (jwt, "bearer " + jwt) }
-            headers.add(name: "authorization", value: authorization.value, indexing: .indexable)
+            headers.append(("authorization", authorization.value))
         }
         inFlight[streamID] = InFlight(promise: request.promise, deadline: request.deadline)
-        let written = context.eventLoop.makePromise(of: Void.self)
-        let endStream = request.body.readableBytes == 0
-        context.write(
-            wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: headers, endStream: endStream)))), promise: written)
-        if !endStream {
-            context.write(
-                wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .data(.init(data: .byteBuffer(request.body), endStream: true)))), promise: nil
-            )
-        }
-        written.futureResult.assumeIsolated().whenFailure { [self] error in
-            // The HTTP/2 layer refused the stream; the server never saw it.
-            guard let stream = inFlight.removeValue(forKey: streamID) else { return }
-            stream.promise.fail(StreamFailure(kind: .notProcessed, detail: "the request could not be written", underlying: error))
-            updateCapacity()
-        }
+        http2.request(stream: streamID, fields: headers, body: request.body)
         scheduleFlush(context: context)
+    }
+
+    /// Writes what the connection has to send (without flushing it).
+    private func writeOutput(context: ChannelHandlerContext) {
+        guard http2.output.readableBytes > 0 else { return }
+        context.write(wrapOutboundOut(http2.output), promise: nil)
+        http2.output.clear()
     }
 
     private func scheduleFlush(context: ChannelHandlerContext) {
@@ -184,7 +178,9 @@ final class APNsStreamHandler: ChannelInboundHandler {
         context.eventLoop.execute {
             let handler = loopBound.value
             handler.flushScheduled = false
-            handler.context?.flush()
+            guard let context = handler.context else { return }
+            handler.writeOutput(context: context)
+            context.flush()
         }
     }
 
@@ -208,65 +204,69 @@ final class APNsStreamHandler: ChannelInboundHandler {
     // MARK: Receiving
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !cutOff else { return }
         reading = true
-        let frame = unwrapInboundIn(data)
+        var bytes = unwrapInboundIn(data)
+        reader.append(&bytes)
         state.heard(at: context.eventLoop.now)
-        if frame.streamID == .rootStream {
-            readConnectionFrame(frame.payload, context: context)
-        } else {
-            readStreamFrame(frame.payload, streamID: frame.streamID, context: context)
+        do {
+            while let (header, payload) = try reader.next() {
+                guard let event = try http2.receive(header, payload) else { continue }
+                handle(event, context: context)
+                if cutOff { return }
+            }
+        } catch {
+            fault(error, context: context)
         }
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
         reading = false
         drainQueue()
+        writeOutput(context: context)
         context.flush()
         context.fireChannelReadComplete()
     }
 
-    private func readConnectionFrame(_ payload: HTTP2Frame.FramePayload, context: ChannelHandlerContext) {
-        switch payload {
-        case .settings(.settings(let settings)):
-            var announced: Int?
-            for setting in settings where setting.parameter == .maxConcurrentStreams {
-                announced = setting.value
-            }
-            if state.settingsReceived(maximumConcurrentStreams: announced) {
-                let increment = Self.connectionWindow - 65_535
-                context.write(
-                    wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: increment))), promise: nil)
-            }
+    /// The server broke the protocol: GOAWAY with the fault's code, and the connection closes.
+    private func fault(_ fault: ConnectionFault, context: ChannelHandlerContext) {
+        cutOff = true
+        logger.info("APNs server broke HTTP/2; closing the connection", metadata: ["reason": "\(fault.reason)"])
+        lastError = StreamFailure(kind: .connectionClosed, detail: "the server broke HTTP/2: \(fault.reason)")
+        FrameWriter.goAway(lastStream: 0, code: fault.code, debugData: Array(fault.reason.utf8), into: &http2.output)
+        writeOutput(context: context)
+        context.flush()
+        context.close(promise: nil)
+    }
+
+    private func handle(_ event: HTTP2ClientConnection.Event, context: ChannelHandlerContext) {
+        switch event {
+        case .settings(let maximumConcurrentStreams, _):
+            state.settingsReceived(maximumConcurrentStreams: maximumConcurrentStreams)
             updateCapacity()
-        case .ping(_, ack: true):
+        case .pingAcknowledged:
             state.pingAcknowledged()
-        case .goAway(let lastStreamID, let code, let opaqueData):
-            let reason = opaqueData.flatMap { try? JSONValue.parse(Data($0.readableBytesView)) }?["reason"]?.stringValue
+        case .goAway(let lastStream, let code, let debugData):
+            let reason = (try? JSONValue.parse(Data(debugData.readableBytesView)))?["reason"]?.stringValue
             let startsDraining = state.goAwayReceived(reason: reason.map(APNsReason.init(rawValue:)))
-            logger.info("APNs server sent GOAWAY", metadata: ["reason": "\(reason ?? "none")", "code": "\(code)"])
-            for (id, stream) in inFlight where id > lastStreamID {
+            let codeName = FrameErrorCode(rawValue: code).map { "\($0)" } ?? "0x\(String(code, radix: 16))"
+            logger.info("APNs server sent GOAWAY", metadata: ["reason": "\(reason ?? "none")", "code": "\(codeName)"])
+            for (id, stream) in inFlight where id > lastStream {
                 inFlight[id] = nil
                 stream.promise.fail(
                     StreamFailure(
-                        kind: .notProcessed, detail: "the server closed the connection (GOAWAY \(reason ?? "\(code)")) before processing the request",
+                        kind: .notProcessed, detail: "the server closed the connection (GOAWAY \(reason ?? codeName)) before processing the request",
                         goAwayReason: state.goAwayReason
                     ))
             }
             if startsDraining { drained(context: context) } else if inFlight.isEmpty { context.close(promise: nil) }
-        default:
-            break
-        }
-    }
-
-    private func readStreamFrame(_ payload: HTTP2Frame.FramePayload, streamID: HTTP2StreamID, context: ChannelHandlerContext) {
-        switch payload {
-        case .headers(let headers):
+        case .headers(let streamID, let fields, let endStream):
             guard var stream = inFlight[streamID] else { return }
-            for header in headers.headers {
-                switch header.name {
-                case ":status": stream.status = Int(header.value)
-                case "apns-id": stream.apnsID = header.value
-                case "apns-unique-id": stream.uniqueID = header.value
+            for (name, value) in fields {
+                switch name {
+                case ":status": stream.status = Int(value)
+                case "apns-id": stream.apnsID = value
+                case "apns-unique-id": stream.uniqueID = value
                 default: break
                 }
             }
@@ -274,45 +274,36 @@ final class APNsStreamHandler: ChannelInboundHandler {
                 stream.status = nil  // 1xx: the real answer follows.
             }
             inFlight[streamID] = stream
-            if headers.endStream { complete(streamID) }
-        case .data(let data):
-            acknowledge(data, context: context)
+            if endStream { complete(streamID) }
+        case .data(let streamID, var bytes, let endStream):
             guard var stream = inFlight[streamID] else { return }
-            if case .byteBuffer(var buffer) = data.data {
-                if stream.body == nil {
-                    stream.body = buffer
-                } else {
-                    stream.body!.writeBuffer(&buffer)
-                }
+            if stream.body == nil {
+                stream.body = bytes
+            } else {
+                stream.body!.writeBuffer(&bytes)
             }
             inFlight[streamID] = stream
-            if data.endStream { complete(streamID) }
-        case .rstStream(let code):
+            if endStream { complete(streamID) }
+        case .reset(let streamID, let code):
             guard let stream = inFlight[streamID] else { return }
-            if code == .noError, stream.status != nil {
+            if code == FrameErrorCode.noError.rawValue, stream.status != nil {
                 complete(streamID)  // a complete answer; the server needs no more of the body (RFC 9113 §8.1).
                 return
             }
             inFlight[streamID] = nil
-            let kind: StreamFailure.Kind = code == .refusedStream ? .notProcessed : .reset
-            stream.promise.fail(StreamFailure(kind: kind, detail: "the server reset the stream (\(code))"))
+            let kind: StreamFailure.Kind = code == FrameErrorCode.refusedStream.rawValue ? .notProcessed : .reset
+            let codeName = FrameErrorCode(rawValue: code).map { "\($0)" } ?? "error code 0x\(String(code, radix: 16))"
+            stream.promise.fail(StreamFailure(kind: kind, detail: "the server reset the stream (\(codeName))"))
             afterStreamEnded(context: context)
-        default:
-            break
+        case .headersTooLarge(let streamID):
+            guard let stream = inFlight.removeValue(forKey: streamID) else { return }
+            stream.promise.fail(
+                StreamFailure(kind: .reset, detail: "the answer's headers exceed the \(HTTP2ClientConnection.maximumHeaderListSize) bytes allowed"))
+            afterStreamEnded(context: context)
         }
     }
 
-    /// Gives the server back the connection window its DATA used.
-    private func acknowledge(_ data: HTTP2Frame.FramePayload.Data, context: ChannelHandlerContext) {
-        unacknowledgedBytes += data.data.readableBytes + (data.paddingBytes.map { $0 + 1 } ?? 0)
-        if unacknowledgedBytes >= Self.connectionWindow / 2 {
-            context.write(
-                wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: unacknowledgedBytes))), promise: nil)
-            unacknowledgedBytes = 0
-        }
-    }
-
-    private func complete(_ streamID: HTTP2StreamID) {
+    private func complete(_ streamID: UInt32) {
         guard let stream = inFlight.removeValue(forKey: streamID) else { return }
         guard let status = stream.status else {
             stream.promise.fail(StreamFailure(kind: .reset, detail: "the server ended the stream without a status"))
@@ -355,9 +346,9 @@ final class APNsStreamHandler: ChannelInboundHandler {
     func close() {
         guard let context else { return }
         if !state.isDraining {
-            context.writeAndFlush(
-                wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: .rootStream, errorCode: .noError, opaqueData: nil))),
-                promise: nil)
+            http2.goAway()
+            writeOutput(context: context)
+            context.flush()
         }
         startDraining(context: context, detail: "the client is shutting down")
     }
@@ -365,13 +356,13 @@ final class APNsStreamHandler: ChannelInboundHandler {
     private func tick() {
         guard let context else { return }
         let now = context.eventLoop.now  // the loop's clock: virtual in tests
-        var expired: [HTTP2StreamID] = []
+        var expired: [UInt32] = []
         for (id, stream) in inFlight where stream.deadline <= now {
             expired.append(id)
         }
         for id in expired {
             guard let stream = inFlight.removeValue(forKey: id) else { continue }
-            context.write(wrapOutboundOut(HTTP2Frame(streamID: id, payload: .rstStream(.cancel))), promise: nil)
+            http2.cancel(stream: id)
             stream.promise.fail(StreamFailure(kind: .timeout, detail: "no answer before the deadline"))
         }
         if queue.contains(where: { $0.deadline <= now }) {
@@ -387,6 +378,7 @@ final class APNsStreamHandler: ChannelInboundHandler {
         }
         if !expired.isEmpty {
             afterStreamEnded(context: context)
+            writeOutput(context: context)
             context.flush()
         }
         checkIdle(now: now, context: context)
@@ -397,8 +389,9 @@ final class APNsStreamHandler: ChannelInboundHandler {
         case .fine:
             break
         case .sendPing:
-            let data = HTTP2PingData(withInteger: UInt64(now.uptimeNanoseconds))
-            context.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .ping(data, ack: false))), promise: nil)
+            http2.ping(opaque: UInt64(now.uptimeNanoseconds))
+            writeOutput(context: context)
+            context.flush()
         case .unanswered:
             logger.info("APNs connection did not answer a ping; closing it")
             lastError = StreamFailure(kind: .connectionClosed, detail: "the server did not answer a ping")

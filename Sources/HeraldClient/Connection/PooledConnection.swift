@@ -2,7 +2,6 @@ import Foundation
 import HeraldTLS
 import Logging
 import NIOCore
-import NIOHTTP2
 import NIOPosix
 import NIOSSL
 import Synchronization
@@ -74,17 +73,6 @@ final class PooledConnection: Sendable {
                     if let tls {
                         try sync.addTLSClientHandlers(context: tls, host: host, trustedCA: configuration.trustRootsPath)
                     }
-                    var connectionConfiguration = NIOHTTP2Handler.ConnectionConfiguration()
-                    connectionConfiguration.initialSettings = [
-                        HTTP2Setting(parameter: .enablePush, value: 0),
-                        HTTP2Setting(parameter: .maxConcurrentStreams, value: 100),
-                        HTTP2Setting(parameter: .maxHeaderListSize, value: 16_384),
-                    ]
-                    connectionConfiguration.maximumBufferedControlFrames = 100_000
-                    // The client builds every header itself (APNsNotification.validate refuses control
-                    // characters), so NIO's per-frame header validation would only cost time.
-                    connectionConfiguration.headerBlockValidation = .disabled
-                    try sync.addHandler(NIOHTTP2Handler(mode: .client, connectionConfiguration: connectionConfiguration))
                     let handler = APNsStreamHandler(
                         gauge: gauge, tokens: tokens, timing: timing, usesTLS: tls != nil,
                         ready: channel.eventLoop.makePromise(), logger: connectionLogger

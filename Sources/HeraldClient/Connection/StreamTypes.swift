@@ -1,12 +1,11 @@
 import HeraldWire
 import NIOCore
-import NIOHPACK
 import Synchronization
 
 /// One request handed to a connection: its headers (without `authorization`, which the connection adds),
 /// its body and its deadline.
 struct StreamRequest: Sendable {
-    var headers: HPACKHeaders
+    var headers: [(name: String, value: String)]
     var body: ByteBuffer
     var deadline: NIODeadline
     var promise: EventLoopPromise<StreamResponse>

@@ -1,3 +1,4 @@
+package import HeraldHTTP2
 package import NIOCore
 
 /// RFC 9113's rules for the server side of one connection, as plain values (no channel, no clock): it is handed each

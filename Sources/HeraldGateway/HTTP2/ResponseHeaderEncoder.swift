@@ -1,3 +1,4 @@
+package import HeraldHTTP2
 package import NIOCore
 
 /// Writes the header block of an answer (RFC 7541) without touching the client's dynamic table: `:status` from the
@@ -13,7 +14,7 @@ package enum ResponseHeaderEncoder {
         var room = 8
         for (name, value) in fields { room += name.utf8.count + value.utf8.count + 16 }
         buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: room) { out in
-            var writer = Writer(out: out)
+            var writer = HPACKWriter(out: out)
             if let index = staticStatusIndex(status) {
                 writer.integer(index, prefix: 7, flags: 0x80)  // indexed field
             } else {
@@ -57,45 +58,17 @@ package enum ResponseHeaderEncoder {
         default: nil
         }
     }
+}
 
-    /// Writes RFC 7541's primitives into memory the caller made room in.
-    struct Writer {
-        let out: UnsafeMutableRawBufferPointer
-        private(set) var count = 0
-
-        init(out: UnsafeMutableRawBufferPointer) {
-            self.out = out
-        }
-
-        /// An integer with an N-bit prefix (RFC 7541 §5.1) in a first byte that carries `flags` above the prefix.
-        mutating func integer(_ value: Int, prefix bits: Int, flags: UInt8) {
-            let mask = (1 << bits) - 1
-            guard value >= mask else {
-                byte(flags | UInt8(value))
-                return
-            }
-            byte(flags | UInt8(mask))
-            var rest = value - mask
-            while rest >= 0x80 {
-                byte(UInt8(rest & 0x7F) | 0x80)
-                rest >>= 7
-            }
-            byte(UInt8(rest))
-        }
-
-        /// A string literal without Huffman coding (RFC 7541 §5.2).
-        mutating func string(_ text: String) {
-            var text = text
-            text.withUTF8 { bytes in
-                integer(bytes.count, prefix: 7, flags: 0x00)
-                UnsafeMutableRawBufferPointer(rebasing: out[count..<count + bytes.count]).copyMemory(from: UnsafeRawBufferPointer(bytes))
-                count += bytes.count
-            }
-        }
-
-        private mutating func byte(_ value: UInt8) {
-            out[count] = value
-            count += 1
+extension FrameWriter {
+    /// An answer's HEADERS, its block written by ``ResponseHeaderEncoder`` (one frame: answers are far below the
+    /// smallest frame size a client may announce).
+    package static func responseHeaders(
+        stream: UInt32, status: Int, fields: [(name: String, value: String)], endStream: Bool, into buffer: inout ByteBuffer
+    ) {
+        let flags = FrameHeader.Flag.endHeaders | (endStream ? FrameHeader.Flag.endStream : 0)
+        frame(.headers, flags: flags, stream: stream, into: &buffer) { buffer in
+            ResponseHeaderEncoder.encode(status: status, fields: fields, into: &buffer)
         }
     }
 }

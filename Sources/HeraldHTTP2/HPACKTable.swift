@@ -2,16 +2,21 @@ import NIOCore
 
 /// The header fields an HPACK index can name (RFC 7541 §2.3): the static table's 61, then the connection's dynamic
 /// table, newest first.
-struct HPACKTable {
-    struct Field {
-        var name: String
-        var value: String
+package struct HPACKTable {
+    package struct Field {
+        package var name: String
+        package var value: String
         /// RFC 7541 §4.1: the bytes of name and value, and 32 for the entry's bookkeeping.
-        var size: Int { name.utf8.count + value.utf8.count + 32 }
+        package var size: Int { name.utf8.count + value.utf8.count + 32 }
+
+        package init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
     }
 
     /// RFC 7541 Appendix A; index 1 is the first.
-    static let staticFields: [Field] = [
+    package static let staticFields: [Field] = [
         (":authority", ""), (":method", "GET"), (":method", "POST"), (":path", "/"), (":path", "/index.html"),
         (":scheme", "http"), (":scheme", "https"), (":status", "200"), (":status", "204"), (":status", "206"),
         (":status", "304"), (":status", "400"), (":status", "404"), (":status", "500"), ("accept-charset", ""),
@@ -30,25 +35,36 @@ struct HPACKTable {
     /// The connection's own entries, newest first.
     private var dynamic = CircularBuffer<Field>(initialCapacity: 64)
     /// The sum of the dynamic entries' sizes.
-    private(set) var size = 0
+    package private(set) var size = 0
     /// The most the dynamic entries may take, as the encoder last set it.
-    private(set) var capacity: Int
+    package private(set) var capacity: Int
 
-    init(capacity: Int) {
+    package init(capacity: Int) {
         self.capacity = capacity
     }
 
     /// The field at `index` (1-based over both tables), or nil when there is none.
-    func field(at index: Int, staticFields: [Field]) -> Field? {
+    package func field(at index: Int, staticFields: [Field]) -> Field? {
         if index >= 1 && index <= staticFields.count { return staticFields[index - 1] }
         let offset = index - staticFields.count - 1
         guard offset >= 0, offset < dynamic.count else { return nil }
         return dynamic[dynamic.index(dynamic.startIndex, offsetBy: offset)]
     }
 
+    /// The index of the dynamic entry that holds exactly `name` and `value`, for an encoder that keeps its own copy of
+    /// the table the other end builds.
+    package func dynamicIndex(name: String, value: String) -> Int? {
+        var index = Self.staticFields.count + 1
+        for field in dynamic {
+            if field.name == name && field.value == value { return index }
+            index += 1
+        }
+        return nil
+    }
+
     /// Adds `field` as the newest entry, evicting the oldest until it fits; a field larger than the whole table
     /// empties it and is not kept (RFC 7541 §4.4).
-    mutating func insert(_ field: Field) {
+    package mutating func insert(_ field: Field) {
         let fieldSize = field.size
         evict(toFit: capacity - fieldSize)
         guard fieldSize <= capacity else { return }
@@ -57,7 +73,7 @@ struct HPACKTable {
     }
 
     /// A dynamic table size update (RFC 7541 §4.3).
-    mutating func resize(to newCapacity: Int) {
+    package mutating func resize(to newCapacity: Int) {
         capacity = newCapacity
         evict(toFit: newCapacity)
     }

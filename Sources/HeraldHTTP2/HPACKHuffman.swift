@@ -4,9 +4,9 @@
 /// once from them: a state is a node of the code's tree (256 of them), and each state has a transition for each of the
 /// 16 values of the next four bits, saying where the walk ends and which symbol (at most one: no code is shorter than
 /// five bits) it completed on the way. A byte costs two table reads instead of eight branches.
-enum HPACKHuffman {
+package enum HPACKHuffman {
     /// The length in bits of the code of each symbol 0...255 and of EOS (256).
-    static let codeLengths: [UInt8] = [
+    package static let codeLengths: [UInt8] = [
         13, 23, 28, 28, 28, 28, 28, 28, 28, 24, 30, 28, 28, 30, 28, 28,
         28, 28, 28, 28, 28, 28, 30, 28, 28, 28, 28, 28, 28, 28, 28, 28,
         6, 10, 10, 12, 13, 6, 8, 11, 10, 10, 8, 11, 8, 6, 6, 6,
@@ -26,10 +26,10 @@ enum HPACKHuffman {
         30,
     ]
 
-    static let endOfString = 256
+    package static let endOfString = 256
 
     /// Each symbol's code: shorter codes first, codes of one length in symbol order (RFC 7541's code is built so).
-    static var codes: [UInt32] {
+    package static var codes: [UInt32] {
         let order = (0...256).sorted { (codeLengths[$0], $0) < (codeLengths[$1], $1) }
         var codes = [UInt32](repeating: 0, count: 257)
         var code: UInt32 = 0
@@ -107,7 +107,7 @@ enum HPACKHuffman {
 
     /// The text `bytes` encode, or nil when they are not a valid encoding: EOS inside, or padding that is longer
     /// than seven bits or not all ones (RFC 7541 §5.2).
-    static func decode(_ bytes: UnsafeRawBufferPointer) -> String? {
+    package static func decode(_ bytes: UnsafeRawBufferPointer) -> String? {
         var valid = true
         let text = transitions.withUnsafeBufferPointer { table in
             String(unsafeUninitializedCapacity: bytes.count * 8 / 5 + 1) { out in

@@ -1,6 +1,6 @@
 package import NIOCore
 
-/// HTTP/2's frame layer for the provider port's own HTTP/2 layer (RFC 9113 §4): the nine-byte header, the frames a
+/// HTTP/2's frame layer for Herald's own HTTP/2 (RFC 9113 §4), the provider port's and the provider client's: the nine-byte header, the frames a
 /// connection reads, cut from the bytes as they arrive, and the frames it writes. Which frame may come when, streams
 /// and flow control are the connection's business, not this file's.
 package enum FrameType: UInt8, Sendable {
@@ -58,6 +58,13 @@ package struct FrameHeader: Equatable, Sendable {
     /// The stream, without the reserved bit.
     package var streamID: UInt32
 
+    package init(length: Int, type: UInt8, flags: UInt8, streamID: UInt32) {
+        self.length = length
+        self.type = type
+        self.flags = flags
+        self.streamID = streamID
+    }
+
     package var knownType: FrameType? { FrameType(rawValue: type) }
 
     package enum Flag {
@@ -69,18 +76,20 @@ package struct FrameHeader: Equatable, Sendable {
     }
 }
 
-/// Cuts what a server connection reads into frames: the client's connection preface first (RFC 9113 §3.4), then
-/// frames no longer than the SETTINGS_MAX_FRAME_SIZE the server announced.
+/// Cuts what a connection reads into frames: on a server, the client's connection preface first (RFC 9113 §3.4);
+/// then frames no longer than the SETTINGS_MAX_FRAME_SIZE this end announced.
 package struct FrameReader {
     package static let preface: [UInt8] = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
 
     /// The largest payload accepted (SETTINGS_MAX_FRAME_SIZE as announced).
     package let maximumFrameSize: Int
     private var pending = ByteBuffer()
-    private var prefaceRead = false
+    private var prefaceRead: Bool
 
-    package init(maximumFrameSize: Int = 16_384) {
+    /// - Parameter readsPreface: True on a server, which reads the client's preface before any frame.
+    package init(maximumFrameSize: Int = 16_384, readsPreface: Bool = true) {
         self.maximumFrameSize = maximumFrameSize
+        prefaceRead = !readsPreface
     }
 
     /// Takes bytes as they were read.
@@ -152,6 +161,11 @@ package enum FrameWriter {
         let start = buffer.writerIndex
         header(FrameHeader(length: 0, type: type.rawValue, flags: flags, streamID: stream), into: &buffer)
         body(&buffer)
+        setLength(ofFrameAt: start, in: &buffer)
+    }
+
+    /// Fills in the length of the frame whose header starts at `start`: everything written after that header.
+    package static func setLength(ofFrameAt start: Int, in buffer: inout ByteBuffer) {
         let length = buffer.writerIndex - start - FrameHeader.size
         buffer.setInteger(UInt8(truncatingIfNeeded: length >> 16), at: start)
         buffer.setInteger(UInt16(truncatingIfNeeded: length), at: start + 1)
@@ -188,17 +202,6 @@ package enum FrameWriter {
 
     package static func windowUpdate(stream: UInt32, increment: UInt32, into buffer: inout ByteBuffer) {
         frame(.windowUpdate, stream: stream, into: &buffer) { $0.writeInteger(increment & 0x7FFF_FFFF) }
-    }
-
-    /// An answer's HEADERS, its block written by ``ResponseHeaderEncoder`` (one frame: answers are far below the
-    /// smallest frame size a client may announce).
-    package static func responseHeaders(
-        stream: UInt32, status: Int, fields: [(name: String, value: String)], endStream: Bool, into buffer: inout ByteBuffer
-    ) {
-        let flags = FrameHeader.Flag.endHeaders | (endStream ? FrameHeader.Flag.endStream : 0)
-        frame(.headers, flags: flags, stream: stream, into: &buffer) { buffer in
-            ResponseHeaderEncoder.encode(status: status, fields: fields, into: &buffer)
-        }
     }
 
     package static func data(stream: UInt32, _ bytes: ByteBuffer, endStream: Bool, into buffer: inout ByteBuffer) {

@@ -16,7 +16,7 @@ package struct HeaderBlockDecoder {
     let maximumTableSize: Int
     /// SETTINGS_MAX_HEADER_LIST_SIZE as announced, counted as RFC 9113 §6.5.2 does (name + value + 32 per field).
     let maximumListSize: Int
-    private(set) var table: HPACKTable
+    package private(set) var table: HPACKTable
 
     package init(maximumTableSize: Int = 4096, maximumListSize: Int = 16_384) {
         self.maximumTableSize = maximumTableSize
