@@ -6,8 +6,9 @@ cd "$(dirname "$0")/.."
 # The build itself needs only the toolchain image (libsqlite3-dev and zlib1g-dev are in it; listed for a machine
 # without). dbus-daemon runs the desktop tests' session bus; chromium, chromium-driver and python3-selenium drive the
 # console's and the device's pages in a real browser (Tests/Browser); postgresql is the server the PostgreSQL store's
-# tests run against (a throwaway one, below); nodejs checks the pages' scripts parse.
-packages=(libsqlite3-dev zlib1g-dev dbus-daemon chromium chromium-driver python3-selenium curl postgresql nodejs)
+# tests run against (a throwaway one, below); nodejs checks the pages' scripts parse; nghttp2-server's nghttpd is the
+# reference HTTP/2 server the provider client is tested against (NghttpdInteropTests).
+packages=(libsqlite3-dev zlib1g-dev dbus-daemon chromium chromium-driver python3-selenium curl postgresql nodejs nghttp2-server)
 missing=()
 for package in "${packages[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
