@@ -235,6 +235,11 @@ final class ProviderRequestProcessor: Sendable {
             }
             return (topic, bundleID)
         case .certificate(let identity):
+            // Live Activities take token-based connections only; APNs has been seen to answer a certificate
+            // connection's push TopicDisallowed (docs/provider-api.md).
+            guard pushType != .liveActivity else {
+                throw Rejection(.topicDisallowed, "Live Activity pushes need token-based authentication, not a certificate")
+            }
             let topic: String
             if let requested = head.topic {
                 topic = requested

@@ -36,6 +36,14 @@ public enum PayloadCheck {
         var hasAlert = false
         var hasBadge = false
         var hasSound = false
+        /// Live Activities' keys.
+        var event: String?
+        var hasTimestamp = false
+        var hasContentState = false
+        var hasAttributes = false
+        var hasAttributesType = false
+        var hasInputPushToken = false
+        var hasInputPushChannel = false
     }
 
     /// Reads the whole payload, checking `aps`; returns what was seen of `aps`, nil when there is none.
@@ -59,6 +67,7 @@ public enum PayloadCheck {
     }
 
     private static func checkFit(_ aps: APS?, pushType: PushType) throws(Rejection) {
+        if pushType == .liveActivity { return try checkLiveActivity(aps) }
         guard pushType == .background else { return }
         guard let aps else {
             throw Rejection(.invalidPushType, "a background push needs \"aps\": {\"content-available\": 1}")
@@ -68,6 +77,31 @@ public enum PayloadCheck {
         }
         for (key, present) in [("alert", aps.hasAlert), ("badge", aps.hasBadge), ("sound", aps.hasSound)] where present {
             throw Rejection(.invalidPushType, "a background push must not contain \"\(key)\"")
+        }
+    }
+
+    /// Apple's rules for an ActivityKit push (docs/provider-api.md): every push names its `event` and `timestamp`;
+    /// start and update carry the new `content-state`; a start (push-to-start) also names the attributes' type and
+    /// values and alerts; only a start may ask for the new activity's push token or channel, and for one of them.
+    private static func checkLiveActivity(_ aps: APS?) throws(Rejection) {
+        guard let aps, let event = aps.event else {
+            throw Rejection(.badPayload, "a Live Activity push needs \"aps\": {\"event\": \"start\", \"update\" or \"end\", …}")
+        }
+        guard aps.hasTimestamp else { throw Rejection(.badPayload, "a Live Activity push needs \"timestamp\" (UNIX seconds)") }
+        if event != "end" && !aps.hasContentState {
+            throw Rejection(.badPayload, "a Live Activity \(event) needs \"content-state\"")
+        }
+        if event == "start" {
+            for (key, present) in [("attributes-type", aps.hasAttributesType), ("attributes", aps.hasAttributes), ("alert", aps.hasAlert)]
+            where !present {
+                throw Rejection(.badPayload, "a Live Activity start needs \"\(key)\"")
+            }
+            if aps.hasInputPushToken && aps.hasInputPushChannel {
+                throw Rejection(.badPayload, "a Live Activity start takes \"input-push-token\" or \"input-push-channel\", not both")
+            }
+        } else if aps.hasInputPushToken || aps.hasInputPushChannel {
+            let key = aps.hasInputPushToken ? "input-push-token" : "input-push-channel"
+            throw Rejection(.badPayload, "\"\(key)\" belongs in a Live Activity start, not an \(event)")
         }
     }
 
@@ -83,10 +117,19 @@ public enum PayloadCheck {
                 guard let number = try parser.parseValue().integerValue else {
                     throw Rejection(.badPayload, "\"\(key)\" must be a number")
                 }
-                if key == "badge" { aps.hasBadge = true }
-                if key == "content-available" { aps.contentAvailable = number }
-            case "thread-id", "category", "target-content-id", "filter-criteria", "attributes-type":
+                switch key {
+                case "badge": aps.hasBadge = true
+                case "content-available": aps.contentAvailable = number
+                case "timestamp": aps.hasTimestamp = true
+                default: break
+                }
+            case "thread-id", "category", "target-content-id", "filter-criteria", "attributes-type", "input-push-channel":
                 try readString(&parser, key)
+                if key == "attributes-type" { aps.hasAttributesType = true }
+                if key == "input-push-channel" { aps.hasInputPushChannel = true }
+            case "input-push-token":
+                guard try parser.parseValue().integerValue == 1 else { throw Rejection(.badPayload, "\"input-push-token\" must be 1") }
+                aps.hasInputPushToken = true
             case "sound":
                 aps.hasSound = true
                 try readSound(&parser)
@@ -103,11 +146,13 @@ public enum PayloadCheck {
                 guard let event = try parser.parseValue().stringValue, ["start", "update", "end"].contains(event) else {
                     throw Rejection(.badPayload, "\"event\" must be start, update or end")
                 }
+                aps.event = event
             case "content-state", "attributes":
                 guard parser.peek() == UInt8(ascii: "{") else {
                     throw Rejection(.badPayload, "\"\(key)\" must be a dictionary")
                 }
                 try parser.skipValue()
+                if key == "content-state" { aps.hasContentState = true } else { aps.hasAttributes = true }
             default:
                 try parser.skipValue()  // Apple ignores keys it does not know.
             }

@@ -228,6 +228,24 @@ import Testing
                 }
             ).reason == .topicDisallowed)
 
+        // Live Activities take token-based connections only: APNs has been seen to answer a certificate's TopicDisallowed.
+        let liveActivity = try await single.send(
+            try await gateway.push {
+                $0.jwt = nil
+                $0.pushType = .liveActivity
+                $0.topic = TestGateway.topic + ".push-type.liveactivity"
+                $0.body = Data(#"{"aps":{"event":"update","timestamp":1800000000,"content-state":{"progress":0.5}}}"#.utf8)
+            })
+        #expect(liveActivity.reason == .topicDisallowed)
+        #expect(
+            try await gateway.connect().send(
+                try await gateway.push {
+                    $0.pushType = .liveActivity
+                    $0.topic = TestGateway.topic + ".push-type.liveactivity"
+                    $0.body = Data(#"{"aps":{"event":"update","timestamp":1800000000,"content-state":{"progress":0.5}}}"#.utf8)
+                }
+            ).status == 200)
+
         let several = try await gateway.connect(clientCertificate: try gateway.clientCertificate(topics: [TestGateway.topic, "com.example.other"]))
         #expect(
             try await several.send(

@@ -60,4 +60,44 @@ import Testing
         #expect(reason(#"{"aps":{"badge":1}}"#, .background) == .invalidPushType)
         #expect(reason(#"{"custom":1}"#, .background) == .invalidPushType)
     }
+
+    @Test func liveActivityPushesFollowApplesRules() {
+        let start =
+            #"{"aps":{"event":"start","timestamp":1800000000,"content-state":{"progress":0.1},"attributes-type":"DeliveryAttributes","#
+            + #""attributes":{"order":"A1"},"alert":{"title":"On its way","body":"Out for delivery"},"input-push-token":1}}"#
+        #expect(reason(start, .liveActivity) == nil)
+        #expect(
+            reason(#"{"aps":{"event":"update","timestamp":1800000000,"content-state":{"progress":0.5},"stale-date":1800003600}}"#, .liveActivity)
+                == nil)
+        #expect(reason(#"{"aps":{"event":"end","timestamp":1800000000,"dismissal-date":1800007200}}"#, .liveActivity) == nil)
+        #expect(
+            reason(
+                #"{"aps":{"event":"start","timestamp":1,"content-state":{},"attributes-type":"A","attributes":{},"alert":"x","input-push-channel":"ch"}}"#,
+                .liveActivity) == nil)
+    }
+
+    @Test(arguments: [
+        #"{"custom":1}"#,  // no aps
+        #"{"aps":{"timestamp":1800000000,"content-state":{}}}"#,  // no event
+        #"{"aps":{"event":"update","content-state":{}}}"#,  // no timestamp
+        #"{"aps":{"event":"update","timestamp":"1800000000","content-state":{}}}"#,  // a timestamp that is not a number
+        #"{"aps":{"event":"update","timestamp":1800000000}}"#,  // an update without its state
+        #"{"aps":{"event":"start","timestamp":1,"content-state":{},"attributes":{},"alert":"x"}}"#,  // no attributes-type
+        #"{"aps":{"event":"start","timestamp":1,"content-state":{},"attributes-type":"A","alert":"x"}}"#,  // no attributes
+        #"{"aps":{"event":"start","timestamp":1,"content-state":{},"attributes-type":"A","attributes":{}}}"#,  // no alert
+        #"{"aps":{"event":"start","timestamp":1,"content-state":{},"attributes-type":"A","attributes":{},"alert":"x","input-push-token":1,"input-push-channel":"c"}}"#,
+        #"{"aps":{"event":"update","timestamp":1,"content-state":{},"input-push-token":1}}"#,  // only a start asks for a token
+        #"{"aps":{"event":"end","timestamp":1,"input-push-channel":"c"}}"#,
+        #"{"aps":{"event":"start","timestamp":1,"content-state":{},"attributes-type":"A","attributes":{},"alert":"x","input-push-token":true}}"#,
+        #"{"aps":{"event":"pause","timestamp":1,"content-state":{}}}"#,
+    ])
+    func liveActivityPushesThatBreakThemAreBadPayload(_ text: String) {
+        #expect(reason(text, .liveActivity) == .badPayload)
+    }
+
+    /// The Live Activity rules bind only the `liveactivity` push type: an alert may carry any of these keys, or none.
+    @Test func liveActivityRulesBindOnlyItsPushType() {
+        #expect(reason(#"{"aps":{"alert":"x","event":"update"}}"#) == nil)
+        #expect(reason(#"{"aps":{"alert":"x"}}"#) == nil)
+    }
 }
