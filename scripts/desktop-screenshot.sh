@@ -87,7 +87,7 @@ wait_for 10 dbus-send --session --dest=org.freedesktop.Notifications --print-rep
 # The gateway, a key, the podcast app with an icon.
 provider_port=$(free_port) device_port=$(free_port) console_port=$(free_port)
 "$bin/herald" serve --data-dir "$work/gateway" --provider-port "$provider_port" --device-port "$device_port" \
-  --console-port "$console_port" >"$work/serve.log" 2>&1 &
+  --console-port "$console_port" --channels-port 0 >"$work/serve.log" 2>&1 &
 stop_at_exit $!
 wait_for 30 test -s "$work/gateway/tls/ca.pem"
 "$bin/herald" keys create --data-dir "$work/gateway" --team-id TEAM123456 --key-id KEY1234567 \

@@ -65,6 +65,7 @@ struct QuickStart {
         providerPort: Int,
         devicePort: Int,
         consolePort: Int,
+        channelsPort: Int,
         caPath: String?,
         dataDirectory: DataDirectory
     ) -> String {
@@ -86,6 +87,7 @@ struct QuickStart {
               Console:      \(console)/ (sign in with the admin token in \(dataDirectory.adminTokenPath))
               Browser:      \(console)/device makes this browser a device; \(console)/ sends to it
               Admin API:    curl\(consoleCA) -H "authorization: bearer $(cat \(dataDirectory.adminTokenPath))" \(console)/v1/devices
+              Channels:     \(scheme)://\(host):\(channelsPort)/1/apps/BUNDLE/channels (broadcast channel management, as Apple's management host)
 
             Make this machine a device (another terminal); it prints its own device token to send to:
               \(herald) device --gateway \(scheme)://\(host):\(devicePort)\(caFlag) --topic \(Self.topic)

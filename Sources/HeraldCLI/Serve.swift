@@ -51,6 +51,10 @@ struct Serve: AsyncParsableCommand {
 
     @Option(name: .customLong("console-port"), help: "Console port: /healthz, /metrics, admin API. (default: \(ServeSettings().consolePort))")
     var consolePort: Int?
+    @Option(
+        name: .customLong("channels-port"),
+        help: "Broadcast channel management API port (HTTP/2, as Apple's management host). (default: \(ServeSettings().channelsPort))")
+    var channelsPort: Int?
 
     @Flag(inversion: .prefixedNo, help: "Serve h2c (HTTP/2 without TLS, prior knowledge) on the provider port. (default: TLS)")
     var plaintext: Bool?
@@ -142,7 +146,7 @@ struct Serve: AsyncParsableCommand {
                 printNow(
                     quickStart.text(
                         configuration: configuration, providerPort: gateway.providerPort, devicePort: devicePort,
-                        consolePort: consolePort, caPath: gateway.caCertificatePath, dataDirectory: directory
+                        consolePort: consolePort, channelsPort: gateway.channelsPort, caPath: gateway.caCertificatePath, dataDirectory: directory
                     ))
             }
             try await group.waitForAll()

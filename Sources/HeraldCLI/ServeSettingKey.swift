@@ -12,6 +12,7 @@ enum ServeSettingKey: String, CaseIterable, Sendable, CustomStringConvertible {
     case providerPort = "provider-port"
     case devicePort = "device-port"
     case consolePort = "console-port"
+    case channelsPort = "channels-port"
     case plaintext
     case environment
     case store
@@ -39,7 +40,7 @@ enum ServeSettingKey: String, CaseIterable, Sendable, CustomStringConvertible {
     var type: ConfigType {
         switch self {
         case .config, .dataDirectory, .host, .consoleHost, .environment, .store, .tlsCertificate, .tlsKey, .nodeName: .string
-        case .providerPort, .devicePort, .consolePort, .idleTimeout: .int
+        case .providerPort, .devicePort, .consolePort, .channelsPort, .idleTimeout: .int
         case .deviceRateLimit: .double
         case .plaintext, .quiet: .bool
         }
@@ -51,7 +52,7 @@ enum ServeSettingKey: String, CaseIterable, Sendable, CustomStringConvertible {
         case .config: "the path of a JSON configuration file"
         case .dataDirectory: "a directory"
         case .host, .consoleHost: "an address to listen on"
-        case .providerPort, .devicePort, .consolePort: "a port from 0 to 65535"
+        case .providerPort, .devicePort, .consolePort, .channelsPort: "a port from 0 to 65535"
         case .plaintext, .quiet: "true or false"
         case .environment: "development or production"
         case .store: "sqlite, a path to a SQLite file or a postgres:// URL"

@@ -9,6 +9,7 @@ extension ServeSettings {
         configuration.consoleHost = consoleHost
         configuration.providerPort = providerPort
         configuration.consolePort = consolePort
+        configuration.channelsPort = channelsPort
         configuration.devicePort = devicePort
         configuration.plaintext = plaintext
         configuration.environment = environment

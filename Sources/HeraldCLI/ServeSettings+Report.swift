@@ -44,6 +44,7 @@ extension ServeSettings {
         case .providerPort: String(providerPort)
         case .devicePort: String(devicePort)
         case .consolePort: String(consolePort)
+        case .channelsPort: String(channelsPort)
         case .plaintext: String(plaintext)
         case .environment: environment.rawValue
         case .store: Self.maskingPassword(in: store)

@@ -23,6 +23,7 @@ struct ServeSettings: Sendable, Equatable {
     var providerPort = 2197
     var devicePort = 5223
     var consolePort = 8080
+    var channelsPort = 2195
     /// Serve h2c (HTTP/2 without TLS, prior knowledge) on the provider port.
     var plaintext = false
     var environment = APNsEnvironment.development

@@ -18,6 +18,8 @@ public import UnixSignals
 public final class Gateway: Sendable {
     /// The provider API port actually bound (useful when configured as 0).
     public let providerPort: Int
+    /// The channel management API port actually bound.
+    public let channelsPort: Int
     /// The CA clients should trust, when the gateway made its own certificate.
     public let caCertificatePath: String?
     public let metrics: GatewayMetrics
@@ -29,6 +31,7 @@ public final class Gateway: Sendable {
 
     private init(
         providerPort: Int,
+        channelsPort: Int,
         caCertificatePath: String?,
         metrics: GatewayMetrics,
         adminToken: String,
@@ -37,6 +40,7 @@ public final class Gateway: Sendable {
         devicePortPromise: EventLoopPromise<Int>
     ) {
         self.providerPort = providerPort
+        self.channelsPort = channelsPort
         self.caCertificatePath = caCertificatePath
         self.metrics = metrics
         self.adminToken = adminToken
@@ -45,7 +49,7 @@ public final class Gateway: Sendable {
         self.devicePortPromise = devicePortPromise
     }
 
-    /// Prepares TLS and binds the provider API; the console and the device link bind when ``run()`` starts.
+    /// Prepares TLS and binds the provider API and the channel management API; the console and the device link bind when ``run()`` starts.
     ///
     /// - Parameters:
     ///   - configuration: Ports, environment and limits.
@@ -126,6 +130,16 @@ public final class Gateway: Sendable {
                 logger: logger
             )
         }
+        let channels = try await ListenError.naming(
+            "channel management API", flag: "--channels-port", host: configuration.host, port: configuration.channelsPort
+        ) {
+            try await ChannelManagementServer.bind(
+                host: configuration.host, port: configuration.channelsPort, tls: tls,
+                api: ChannelManagementAPI(
+                    store: store, directory: directory, environment: configuration.environment, clock: clock,
+                    channelLimit: configuration.channelLimit),
+                group: eventLoopGroup, logger: logger)
+        }
         let consolePort = eventLoopGroup.any().makePromise(of: Int.self)
         let devicePort = eventLoopGroup.any().makePromise(of: Int.self)
         let consoleService: (any Service)?
@@ -184,6 +198,7 @@ public final class Gateway: Sendable {
             .init(
                 service: NamedListener(
                     service: deviceLinks, listener: "device link", flag: "--device-port", host: configuration.host, port: configuration.devicePort)),
+            .init(service: channels),
             .init(service: provider),
         ]
         let group = ServiceGroup(
@@ -200,6 +215,7 @@ public final class Gateway: Sendable {
             ])
         return Gateway(
             providerPort: provider.port,
+            channelsPort: channels.port,
             caCertificatePath: configuration.tlsCertificatePath == nil ? authority.caCertificatePath : nil,
             metrics: metrics,
             adminToken: adminToken,

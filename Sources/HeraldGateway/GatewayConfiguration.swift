@@ -11,6 +11,10 @@ public struct GatewayConfiguration: Sendable {
     public var devicePort = 5223
     /// Console port (`/healthz`, `/metrics`, admin API); 0 picks a free port.
     public var consolePort = 8080
+    /// The channel management API's port (HTTP/2, as Apple's separate management host); 0 picks a free port.
+    public var channelsPort = 2195
+    /// Live broadcast channels an app may have in this gateway's environment (APNs allows 10,000).
+    public var channelLimit = 10_000
     /// Address the console listens on: loopback by default, whatever `host` is, since it holds the admin API.
     public var consoleHost = "127.0.0.1"
     /// Serve h2c with prior knowledge instead of TLS on the provider port.

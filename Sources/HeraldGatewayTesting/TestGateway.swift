@@ -62,6 +62,7 @@ public final class TestGateway: Sendable {
         configuration.providerPort = 0
         configuration.consolePort = 0
         configuration.devicePort = 0
+        configuration.channelsPort = 0
         configuration.directoryTimeToLive = .zero
         configuration.shutdownGracePeriod = .seconds(5)
         // Tests hold raw connections (and the console's client) longer than 20 s before their first request when the

@@ -20,11 +20,14 @@ enum PostgresSchema {
     /// The key of the transaction advisory lock a retirement holds from taking its number until it has committed (see
     /// ``PostgresSchema/retirementsInOrder``).
     static let retirementLock: Int64 = 0x4845_5241_4C44_0003
+    /// The first key of the transaction advisory locks a channel's creation holds (the second is its app's), so that
+    /// the per-app limit holds across nodes (see ``PostgresSchema/broadcastChannels``).
+    static let channelLock: Int32 = 0x4843_4831
     /// The channel commits are announced on: `NODE FIRST LAST`.
     static let commitChannel = "herald_commits"
 
     /// Each version's statements, run in order in one transaction.
-    static let migrations: [[String]] = [tables, [insertFunction], retirementsInOrder]
+    static let migrations: [[String]] = [tables, [insertFunction], retirementsInOrder, broadcastChannels]
 
     /// The version this binary brings a database to.
     static var latestVersion: Int { migrations.count }

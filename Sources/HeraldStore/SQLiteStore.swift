@@ -146,6 +146,20 @@ public final class SQLiteStore: Store {
                     CREATE UNIQUE INDEX device_retired_seq ON device(retired_seq) WHERE retired_seq IS NOT NULL;
                     """)
         }
+        migrator.registerMigration("v6: broadcast channels") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE broadcast_channel (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        bundle_id TEXT NOT NULL,
+                        environment TEXT NOT NULL,
+                        storage_policy INTEGER NOT NULL,
+                        created_at DOUBLE NOT NULL,
+                        deleted_at DOUBLE
+                    );
+                    CREATE INDEX broadcast_channel_app ON broadcast_channel(bundle_id, environment) WHERE deleted_at IS NULL;
+                    """)
+        }
         return migrator
     }
 

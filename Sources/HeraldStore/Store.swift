@@ -39,6 +39,16 @@ public protocol Store: Sendable {
     /// Every app with a policy or a registered device.
     func apps() async throws(StoreError) -> [AppRecord]
 
+    /// Adds `channel` unless its app already has `limit` live channels in its environment (then false). Two nodes of a
+    /// cluster creating the app's last channels at the same moment may each pass the count.
+    func createChannel(_ channel: BroadcastChannel, limit: Int) async throws(StoreError) -> Bool
+    /// The channel with this id, deleted or not.
+    func channel(id: String) async throws(StoreError) -> BroadcastChannel?
+    /// An app's live channels in one environment, oldest first.
+    func channels(bundleID: String, environment: APNsEnvironment) async throws(StoreError) -> [BroadcastChannel]
+    /// Marks a live channel deleted at `date`; false when there is no such live channel.
+    func deleteChannel(id: String, at date: Date) async throws(StoreError) -> Bool
+
     /// Commits a batch in one transaction, applying each offline notification's policy (expiration 0,
     /// collapse id, latest, the cap of all) in the same transaction. All are durable when this returns;
     /// the result is the batch with ids and delivery states assigned, in order.

@@ -100,6 +100,14 @@ public final class FaultInjectingStore: Store {
         try await base.storagePolicy(bundleID: bundleID)
     }
     public func apps() async throws(StoreError) -> [AppRecord] { try await base.apps() }
+    public func createChannel(_ channel: BroadcastChannel, limit: Int) async throws(StoreError) -> Bool {
+        try await base.createChannel(channel, limit: limit)
+    }
+    public func channel(id: String) async throws(StoreError) -> BroadcastChannel? { try await base.channel(id: id) }
+    public func channels(bundleID: String, environment: APNsEnvironment) async throws(StoreError) -> [BroadcastChannel] {
+        try await base.channels(bundleID: bundleID, environment: environment)
+    }
+    public func deleteChannel(id: String, at date: Date) async throws(StoreError) -> Bool { try await base.deleteChannel(id: id, at: date) }
     public func pendingNotifications(deviceID: String, after id: Int64, limit: Int) async throws(StoreError) -> [StoredNotification] {
         try await base.pendingNotifications(deviceID: deviceID, after: id, limit: limit)
     }

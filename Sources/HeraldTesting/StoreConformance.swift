@@ -15,7 +15,7 @@ import Testing
 public enum StoreConformance {
     public enum Behaviour: String, CaseIterable, Sendable, CustomStringConvertible {
         case keysRoundTrip, devicesRoundTrip, retirements, notificationsRoundTrip, registrations, offlinePolicies, deliveryStates, responses,
-            deliveryLog
+            deliveryLog, broadcastChannels
 
         public var description: String { rawValue }
 
@@ -31,8 +31,41 @@ public enum StoreConformance {
             case .deliveryStates: try await StoreConformance.deliveryStates(store)
             case .responses: try await StoreConformance.responses(store)
             case .deliveryLog: try await StoreConformance.deliveryLog(store)
+            case .broadcastChannels: try await StoreConformance.broadcastChannels(store)
             }
         }
+    }
+
+    /// Channels round-trip, are listed per app and environment oldest first, keep their record once deleted (and are
+    /// deleted once), and an app's live channels stop at the limit, which a deletion frees.
+    static func broadcastChannels(_ store: any Store) async throws {
+        let created = Date(timeIntervalSince1970: 1_700_000_000)
+        let first = BroadcastChannel(
+            bundleID: "com.example.a", environment: .development, storagePolicy: .mostRecentMessageStored, createdAt: created)
+        let second = BroadcastChannel(
+            bundleID: "com.example.a", environment: .development, storagePolicy: .noMessageStored, createdAt: created.addingTimeInterval(1))
+        let production = BroadcastChannel(bundleID: "com.example.a", environment: .production, storagePolicy: .noMessageStored, createdAt: created)
+        #expect(first.id != second.id && Data(base64Encoded: first.id)?.count == 16)
+        #expect(try await store.channel(id: first.id) == nil)
+        #expect(try await store.createChannel(first, limit: 2))
+        #expect(try await store.createChannel(second, limit: 2))
+        #expect(try await store.createChannel(production, limit: 2))
+        #expect(try await store.channel(id: first.id) == first)
+        #expect(try await store.channels(bundleID: "com.example.a", environment: .development) == [first, second])
+        #expect(try await store.channels(bundleID: "com.example.a", environment: .production) == [production])
+        #expect(try await store.channels(bundleID: "com.example.b", environment: .development).isEmpty)
+
+        let third = BroadcastChannel(bundleID: "com.example.a", environment: .development, storagePolicy: .noMessageStored, createdAt: created)
+        #expect(try await store.createChannel(third, limit: 2) == false)  // the app's development channels are at the limit
+        #expect(try await store.channel(id: third.id) == nil)
+
+        let deletedAt = created.addingTimeInterval(60)
+        #expect(try await store.deleteChannel(id: first.id, at: deletedAt))
+        #expect(try await store.deleteChannel(id: first.id, at: deletedAt) == false)
+        #expect(try await store.deleteChannel(id: BroadcastChannel.newID(), at: deletedAt) == false)
+        #expect(try await store.channel(id: first.id)?.deletedAt == deletedAt)
+        #expect(try await store.channels(bundleID: "com.example.a", environment: .development) == [second])
+        #expect(try await store.createChannel(third, limit: 2))
     }
 
     static func keysRoundTrip(_ store: any Store) async throws {

@@ -50,6 +50,19 @@ extension APNsReason {
     public static let missingTopic = APNsReason(rawValue: "MissingTopic")
     public static let payloadEmpty = APNsReason(rawValue: "PayloadEmpty")
     public static let topicDisallowed = APNsReason(rawValue: "TopicDisallowed")
+    // 400, the channel management API and broadcasts (iOS 18)
+    public static let missingChannelID = APNsReason(rawValue: "MissingChannelId")
+    public static let badChannelID = APNsReason(rawValue: "BadChannelId")
+    public static let channelNotRegistered = APNsReason(rawValue: "ChannelNotRegistered")
+    /// The app has as many channels as APNs allows (10,000 per environment).
+    public static let cannotCreateChannelConfig = APNsReason(rawValue: "CannotCreateChannelConfig")
+    /// A JSON attribute the request does not take.
+    public static let badRequestParams = APNsReason(rawValue: "BadRequestParams")
+    /// A body that is not JSON.
+    public static let badRequestPayload = APNsReason(rawValue: "BadRequestPayload")
+    public static let missingPushType = APNsReason(rawValue: "MissingPushType")
+    /// A channel's creation without `message-storage-policy`: observed from APNs, not documented.
+    public static let missingChannelQueueSize = APNsReason(rawValue: "MissingChannelQueueSize")
     /// Herald's reason for a body that is not a JSON object with an `aps` dictionary of the right types.
     /// Apple documents no reason for a malformed payload; this one keeps the 400 and says what is wrong.
     public static let badPayload = APNsReason(rawValue: "BadPayload")
@@ -62,6 +75,8 @@ extension APNsReason {
     public static let missingProviderToken = APNsReason(rawValue: "MissingProviderToken")
     public static let unrelatedKeyIDInToken = APNsReason(rawValue: "UnrelatedKeyIdInToken")
     public static let badEnvironmentKeyIDInToken = APNsReason(rawValue: "BadEnvironmentKeyIdInToken")
+    /// The channel management API: the provider token's key does not cover the bundle id in the path.
+    public static let topicMismatch = APNsReason(rawValue: "TopicMismatch")
     // 404, 405
     public static let badPath = APNsReason(rawValue: "BadPath")
     public static let methodNotAllowed = APNsReason(rawValue: "MethodNotAllowed")
@@ -84,7 +99,9 @@ extension APNsReason {
         .badPriority: 400, .badTopic: 400, .deviceTokenNotForTopic: 400, .duplicateHeaders: 400,
         .idleTimeout: 400, .invalidPushType: 400, .missingDeviceToken: 400, .missingTopic: 400,
         .payloadEmpty: 400, .topicDisallowed: 400, .badPayload: 400,
-        .badCertificate: 403, .badCertificateEnvironment: 403, .expiredProviderToken: 403,
+        .missingChannelID: 400, .badChannelID: 400, .channelNotRegistered: 400, .cannotCreateChannelConfig: 400, .badRequestParams: 400,
+        .badRequestPayload: 400, .missingPushType: 400, .missingChannelQueueSize: 400,
+        .badCertificate: 403, .topicMismatch: 403, .badCertificateEnvironment: 403, .expiredProviderToken: 403,
         .forbidden: 403, .invalidProviderToken: 403, .missingProviderToken: 403,
         .unrelatedKeyIDInToken: 403, .badEnvironmentKeyIDInToken: 403,
         .badPath: 404,

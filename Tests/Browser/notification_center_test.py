@@ -132,7 +132,7 @@ def main():
     try:
         gateway = subprocess.Popen(
             [herald, "serve", "--data-dir", gateway_data, "--provider-port", str(ports["provider"]), "--device-port",
-             str(ports["device"]), "--console-port", str(ports["console"])],
+             str(ports["device"]), "--console-port", str(ports["console"]), "--channels-port", "0"],
             stdout=open(os.path.join(work, "serve.log"), "w"), stderr=subprocess.STDOUT)
         processes.append(gateway)
         ca = os.path.join(gateway_data, "tls", "ca.pem")

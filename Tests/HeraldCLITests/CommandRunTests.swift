@@ -353,7 +353,7 @@ import X509
     @Test func serveAnswersAndStopsGracefullyOnSIGTERM() async throws {
         let data = CommandRunTests.temporaryDirectory()
         let serve = try HeraldProcess.start([
-            "serve", "--data-dir", data, "--provider-port", "0", "--device-port", "0", "--console-port", "0", "--plaintext",
+            "serve", "--data-dir", data, "--provider-port", "0", "--device-port", "0", "--console-port", "0", "--channels-port", "0", "--plaintext",
         ])
         defer { serve.terminate() }
         #expect(await serve.waitForOutput(containing: "Or with curl"), "\(serve.errorOutput)")
@@ -371,14 +371,18 @@ import X509
         #expect(try await store.notificationCount() == 1)
     }
 
-    /// The socket's own error does not say which of the three ports is taken.
+    /// The socket's own error does not say which of the four ports is taken.
     @Test func serveNamesAPortInUseAndTheFlagThatMovesIt() async throws {
         let busy = try await TestGateway.start { $0.plaintext = true }
         let port = String(busy.gateway.providerPort)
-        for (flag, listener) in [("--provider-port", "provider API"), ("--console-port", "console"), ("--device-port", "device link")] {
+        let listeners = [
+            ("--provider-port", "provider API"), ("--console-port", "console"), ("--device-port", "device link"),
+            ("--channels-port", "channel management API"),
+        ]
+        for (flag, listener) in listeners {
             var arguments = [
                 "serve", "--data-dir", CommandRunTests.temporaryDirectory(), "--quiet",
-                "--provider-port", "0", "--console-port", "0", "--device-port", "0",
+                "--provider-port", "0", "--console-port", "0", "--device-port", "0", "--channels-port", "0",
             ]
             arguments[arguments.firstIndex(of: flag)! + 1] = port
             let result = try await CommandRunTests.run(arguments)
@@ -405,7 +409,7 @@ import X509
         let serve = try HeraldProcess.start(
             [
                 "--nofile=512:4096", HeraldProcess.binary.path, "serve", "--data-dir", data, "--provider-port", "0",
-                "--device-port", "0", "--console-port", "0", "--plaintext",
+                "--device-port", "0", "--console-port", "0", "--channels-port", "0", "--plaintext",
             ],
             executable: URL(fileURLWithPath: "/usr/bin/prlimit")
         )

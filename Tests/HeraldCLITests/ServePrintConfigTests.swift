@@ -69,7 +69,7 @@ import Testing
     @Test func serveRunsOnTheFilesSettings() async throws {
         let data = CommandRunTests.temporaryDirectory()
         let config = try ServeSettingsTests.file(
-            #"{"data-dir": "\#(data)", "provider-port": 0, "device-port": 0, "console-port": 0, "plaintext": true}"#)
+            #"{"data-dir": "\#(data)", "provider-port": 0, "device-port": 0, "console-port": 0, "channels-port": 0, "plaintext": true}"#)
         let serve = try HeraldProcess.start(["serve", "--config", config])
         defer { serve.terminate() }
         #expect(await serve.waitForOutput(containing: "Or with curl"), "\(serve.errorOutput)")

@@ -133,8 +133,12 @@ import Testing
 
     @Test func everyReasonThatCanAriseHereHasAScenario() {
         let provoked = Set(Self.scenarios.map(\.reason))
-        // IdleTimeout and Shutdown arrive as GOAWAY reasons; their own tests provoke them.
-        let elsewhere: Set<APNsReason> = [.idleTimeout, .shutdown]
+        // IdleTimeout and Shutdown arrive as GOAWAY reasons; their own tests provoke them. The channel management API's
+        // own reasons are provoked by ChannelManagementTests.
+        let elsewhere: Set<APNsReason> = [
+            .idleTimeout, .shutdown, .missingChannelID, .badChannelID, .channelNotRegistered, .cannotCreateChannelConfig, .badRequestParams,
+            .badRequestPayload, .missingPushType, .missingChannelQueueSize, .topicMismatch,
+        ]
         #expect(provoked.union(elsewhere) == Set(APNsReason.statusTable.keys))
     }
 

@@ -39,7 +39,16 @@ import Testing
 
         let database = try DatabaseQueue(path: path)
         let applied = try await database.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier") }
-        #expect(applied == ["v1", "v2: devices, apps, delivery", "v3: one pending index", "v4: responses", "v5: retirements in order"])
+        #expect(
+            applied == [
+                "v1", "v2: devices, apps, delivery", "v3: one pending index", "v4: responses", "v5: retirements in order", "v6: broadcast channels",
+            ])
+        // v6's table takes channels.
+        let channel = BroadcastChannel(
+            bundleID: "com.example.app", environment: .development, storagePolicy: .noMessageStored,
+            createdAt: Date(timeIntervalSince1970: 1_800_000_000))
+        #expect(try await store.createChannel(channel, limit: 1))
+        #expect(try await store.channel(id: channel.id) == channel)
         // A token retired after the migration is numbered; the fixture's own were announced in their day.
         #expect(try await store.latestRetirement() == 0)
         #expect(try await store.retireDevice(try #require(DeviceToken(hex: String(repeating: "ab", count: 32))), as: .unregistered, at: Date()))

@@ -97,7 +97,9 @@ import Testing
     }
 
     @Test func reasonTableMatchesApple() {
-        #expect(APNsReason.statusTable.count == 33)
+        #expect(APNsReason.statusTable.count == 42)  // 33 of the provider API, 9 more of the channel management API
+        #expect(APNsReason.topicMismatch.status == 403)
+        #expect(APNsReason.channelNotRegistered.status == 400 && APNsReason.cannotCreateChannelConfig.status == 400)
         #expect(APNsReason.unregistered.status == 410)
         #expect(APNsReason.badPath.status == 404)
         #expect(APNsReason.shutdown.status == 503)

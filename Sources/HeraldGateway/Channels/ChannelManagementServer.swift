@@ -1,0 +1,174 @@
+import Foundation
+import HeraldHTTP2
+import Logging
+import NIOCore
+import NIOPosix
+import NIOSSL
+import ServiceLifecycle
+
+/// The channel management API's listener (`--channels-port`, 2195 as Apple's sandbox management host): HTTP/2 over
+/// TLS (ALPN h2, the provider port's certificate) or h2c with prior knowledge, on Herald's own HTTP/2 layer.
+final class ChannelManagementServer: Service, Sendable {
+    private let serverChannel: any Channel
+    private let logger: Logger
+    /// The port the listener is bound to.
+    let port: Int
+
+    private init(serverChannel: any Channel, logger: Logger) {
+        self.serverChannel = serverChannel
+        self.logger = logger
+        port = serverChannel.localAddress?.port ?? 0
+    }
+
+    static func bind(
+        host: String, port: Int, tls: NIOSSLContext?, api: ChannelManagementAPI, group: any EventLoopGroup, logger: Logger
+    ) async throws -> ChannelManagementServer {
+        let channel = try await ServerBootstrap(group: group)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let sync = channel.pipeline.syncOperations
+                    if let tls { try sync.addHandler(NIOSSLServerHandler(context: tls)) }
+                    try sync.addHandler(ChannelManagementHandler(api: api, logger: logger))
+                }
+            }
+            .bind(host: host, port: port)
+            .get()
+        return ChannelManagementServer(serverChannel: channel, logger: logger)
+    }
+
+    func run() async throws {
+        try await gracefulShutdown()
+        try? await serverChannel.close()
+    }
+}
+
+/// One connection of the channel management API: frames in, each stream's request gathered and handed to
+/// ``ChannelManagementAPI``, its answer written when it comes. A low-volume API: no batching, one write per answer.
+private final class ChannelManagementHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    /// The largest request body taken; a channel's creation is a few dozen bytes.
+    private static let maximumBody = 4096
+
+    private struct PendingRequest {
+        var fields: [(name: String, value: String)]
+        var body = ByteBuffer()
+    }
+
+    private let api: ChannelManagementAPI
+    private let session = ChannelManagementAPI.Session()
+    private let logger: Logger
+    private var reader = FrameReader()
+    private var http2: HTTP2ServerConnection
+    private var pending: [UInt32: PendingRequest] = [:]
+    private var closed = false
+
+    init(api: ChannelManagementAPI, logger: Logger) {
+        self.api = api
+        self.logger = logger
+        var settings = HTTP2ServerConnection.Settings()
+        settings.maximumConcurrentStreams = 100
+        http2 = HTTP2ServerConnection(settings: settings)
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        flushOutput(context: context)
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !closed else { return }
+        var bytes = unwrapInboundIn(data)
+        reader.append(&bytes)
+        do {
+            while let (header, payload) = try reader.next() {
+                guard let event = try http2.receive(header, payload, now: .now()) else { continue }
+                handle(event, context: context)
+            }
+        } catch {
+            closed = true
+            logger.debug("channel management connection broke HTTP/2", metadata: ["reason": "\(error.reason)"])
+            http2.goAway(error.code, debugData: Array(error.reason.utf8))
+            flushOutput(context: context)
+            context.close(promise: nil)
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        flushOutput(context: context)
+        context.fireChannelReadComplete()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        closed = true
+        context.fireChannelInactive()
+    }
+
+    private func handle(_ event: HTTP2ServerConnection.Event, context: ChannelHandlerContext) {
+        switch event {
+        case .request(let stream, let fields, let endStream):
+            pending[stream] = PendingRequest(fields: fields)
+            if endStream { dispatch(stream, context: context) }
+        case .data(let stream, var bytes, let endStream):
+            guard var request = pending[stream] else { return }
+            guard request.body.readableBytes + bytes.readableBytes <= Self.maximumBody else {
+                pending[stream] = nil
+                answer(
+                    stream,
+                    ChannelManagementAPI.Response(
+                        status: 413, headers: [("content-type", "application/json")], body: Data(#"{"reason":"PayloadTooLarge"}"#.utf8)),
+                    context: context)
+                return
+            }
+            request.body.writeBuffer(&bytes)
+            pending[stream] = request
+            if endStream { dispatch(stream, context: context) }
+        case .trailers(let stream, _):
+            dispatch(stream, context: context)
+        case .streamClosed(let stream, _):
+            pending[stream] = nil
+        case .goAway:
+            break
+        }
+    }
+
+    private func dispatch(_ stream: UInt32, context: ChannelHandlerContext) {
+        guard let request = pending.removeValue(forKey: stream) else { return }
+        var method = "", path = ""
+        var headers: [(name: String, value: String)] = []
+        for (name, value) in request.fields {
+            switch name {
+            case ":method": method = value
+            case ":path": path = value
+            case _ where name.hasPrefix(":"): break
+            default: headers.append((name, value))
+            }
+        }
+        let call = ChannelManagementAPI.Request(method: method, path: path, headers: headers, body: Data(request.body.readableBytesView))
+        let api = self.api
+        let session = self.session
+        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let contextBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        let eventLoop = context.eventLoop
+        Task {
+            let response = await api.handle(call, session: session)
+            eventLoop.execute { handler.value.answer(stream, response, context: contextBound.value) }
+        }
+    }
+
+    private func answer(_ stream: UInt32, _ response: ChannelManagementAPI.Response, context: ChannelHandlerContext) {
+        guard !closed else { return }
+        let body = response.body.map { ByteBuffer(bytes: $0) }
+        http2.respond(stream: stream, status: response.status, fields: response.headers, body: body)
+        flushOutput(context: context)
+    }
+
+    private func flushOutput(context: ChannelHandlerContext) {
+        guard http2.output.readableBytes > 0 else { return }
+        context.writeAndFlush(wrapOutboundOut(http2.output), promise: nil)
+        http2.output.clear()
+    }
+}

@@ -1,0 +1,36 @@
+public import Foundation
+public import HeraldWire
+
+/// A broadcast channel (iOS 18): an app's channel that Live Activities subscribe to, created and deleted through the
+/// channel management API. Its id is what providers and devices name it by; a deleted channel keeps its record, so its
+/// id is never handed out again and a broadcast to it can be told from one to an id that never existed.
+public struct BroadcastChannel: Sendable, Hashable {
+    /// Base64 of 16 random bytes: 24 characters, as the ids APNs hands out.
+    public var id: String
+    public var bundleID: String
+    public var environment: APNsEnvironment
+    public var storagePolicy: ChannelStoragePolicy
+    public var createdAt: Date
+    public var deletedAt: Date?
+
+    public init(
+        id: String = BroadcastChannel.newID(), bundleID: String, environment: APNsEnvironment, storagePolicy: ChannelStoragePolicy, createdAt: Date,
+        deletedAt: Date? = nil
+    ) {
+        self.id = id
+        self.bundleID = bundleID
+        self.environment = environment
+        self.storagePolicy = storagePolicy
+        self.createdAt = createdAt
+        self.deletedAt = deletedAt
+    }
+
+    /// A new random channel id.
+    public static func newID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return Data((0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }).base64EncodedString()
+    }
+
+    /// APNs' limit of channels per app in each environment.
+    public static let limitPerApp = 10_000
+}
