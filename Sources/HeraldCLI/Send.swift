@@ -56,6 +56,8 @@ struct Send: AsyncParsableCommand {
         help: "alert, background, voip, location, complication, fileprovider, mdm, liveactivity, pushtotalk, widgets, controls.")
     var pushType: String?
 
+    @OptionGroup var liveActivity: LiveActivityOptions
+
     @Option(help: "10 (now), 5 (power-aware) or 1.")
     var priority: Int?
 

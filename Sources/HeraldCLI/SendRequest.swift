@@ -15,22 +15,31 @@ struct SendRequest {
     init(_ command: Send) throws {
         endpoint = try command.endpoint()
         let file = SimulatorPushFile(data: try readInput(command.payload, what: "the payload file"))
-        guard let topic = command.topic ?? file.targetBundle else {
+        guard var topic = command.topic ?? file.targetBundle else {
             throw ValidationError("give --topic (the app's bundle id); the payload has no \"\(SimulatorPushFile.targetBundleKey)\" to take it from")
         }
-        let pushType = command.pushType.map(PushType.init(rawValue:)) ?? .alert
+        var pushType = command.pushType.map(PushType.init(rawValue:)) ?? .alert
         if !pushType.isKnown {
             throw ValidationError("--push-type \(pushType) is not one of \(PushType.allKnown.map(\.rawValue).joined(separator: ", "))")
         }
+        var payload = file.payload
+        if let event = command.liveActivity.event {
+            if command.pushType != nil, pushType != .liveActivity {
+                throw ValidationError("--live-activity sends a liveactivity push; leave out --push-type \(pushType)")
+            }
+            pushType = .liveActivity
+            topic = LiveActivityOptions.topic(topic)
+            payload = try command.liveActivity.payload(payload, event: event, now: Date())
+        }
         do {
-            try PayloadCheck.check(file.payload, pushType: pushType)
+            try PayloadCheck.check(payload, pushType: pushType)
         } catch {
             throw ValidationError("the payload cannot be sent: \(error.detail) (APNs would answer \(error.reason))")
         }
         notification = APNsNotification(
             topic: topic,
             pushType: pushType,
-            payload: file.payload,
+            payload: payload,
             priority: command.priority.map(Priority.init(rawValue:)),
             expiration: command.expiration.map(APNsExpiration.init(epochSeconds:)),
             collapseID: command.collapseID,
