@@ -112,6 +112,7 @@ public final class Gateway: Sendable {
         let processor = ProviderRequestProcessor(
             configuration: configuration,
             directory: directory,
+            store: store,
             writer: writer,
             hub: hub,
             clock: clock,

@@ -23,7 +23,7 @@ struct ProviderRequest {
 /// (and then the rules run again with what was read), so a request costs no future on the common path.
 final class ProviderRequestProcessor: Sendable {
     /// What the authenticated caller may push to.
-    private enum Grant {
+    enum Grant {
         case key(ProviderKey)
         case certificate(ClientIdentity)
     }
@@ -38,7 +38,7 @@ final class ProviderRequestProcessor: Sendable {
     }
 
     /// Keys and devices read from the store for this request (they count even if the cache forgot them).
-    private struct Loaded {
+    struct Loaded {
         var key: ResolvedKey??
         var device: DeviceRecord??
         var policy: StoragePolicy?
@@ -46,19 +46,21 @@ final class ProviderRequestProcessor: Sendable {
 
     typealias Answer = (ProviderResponse) -> Void
 
-    private let configuration: GatewayConfiguration
-    private let directory: Directory
+    let configuration: GatewayConfiguration
+    let directory: Directory
+    let store: any Store
     private let verifier: TokenVerifier
     private let rateLimiter: DeviceRateLimiter
     private let writer: NotificationWriter
     private let hub: DeviceHub
-    private let clock: any WallClock
+    let clock: any WallClock
     private let metrics: GatewayMetrics
     private let logger: Logger
 
     init(
         configuration: GatewayConfiguration,
         directory: Directory,
+        store: any Store,
         writer: NotificationWriter,
         hub: DeviceHub,
         clock: any WallClock,
@@ -67,6 +69,7 @@ final class ProviderRequestProcessor: Sendable {
     ) {
         self.configuration = configuration
         self.directory = directory
+        self.store = store
         verifier = TokenVerifier(cacheLimit: configuration.verifiedTokenCacheLimit)
         rateLimiter = DeviceRateLimiter(
             ratePerSecond: configuration.deviceTokenRatePerSecond,
@@ -90,6 +93,7 @@ final class ProviderRequestProcessor: Sendable {
             }
             answer(response)
         }
+        if BroadcastHead.isBroadcast(request.headers) { return processBroadcast(request, on: connection, finish: finish) }
         // The client's apns-id, when well formed, is on every answer, even one refused before its headers are read.
         let apnsID = RequestHead.requestedAPNsID(in: request.headers) ?? APNsID.generate()
         run(request, connection: connection, apnsID: apnsID, loaded: Loaded(), finish: finish)
@@ -130,7 +134,7 @@ final class ProviderRequestProcessor: Sendable {
 
     /// The answer when a key, device or policy cannot be read: 503 while the store cannot be reached or is held (a
     /// retry may succeed), else 500.
-    private func storeFailure<T>(_ apnsID: UUID, _ result: Result<T, any Error>) -> ProviderResponse {
+    func storeFailure<T>(_ apnsID: UUID, _ result: Result<T, any Error>) -> ProviderResponse {
         guard case .failure(let error) = result else {
             return ProviderResponse(apnsID: apnsID, rejection: Rejection(.internalServerError, "the store cannot be read"))
         }
@@ -147,7 +151,7 @@ final class ProviderRequestProcessor: Sendable {
             if let reason = connection.drainReason { throw Rejection(reason, "the connection is closing") }
             let head = try RequestHead.parse(request.headers)
             let grant: Grant
-            switch try authenticate(head, connection: connection, loaded: loaded) {
+            switch try authenticate(bearer: head.bearerToken, connection: connection, loaded: loaded) {
             case .granted(let granted): grant = granted
             case .needsKey(let teamID, let keyID): return .loadKey(teamID: teamID, keyID: keyID)
             }
@@ -195,12 +199,12 @@ final class ProviderRequestProcessor: Sendable {
         }
     }
 
-    private enum Authentication {
+    enum Authentication {
         case granted(Grant)
         case needsKey(teamID: String, keyID: String)
     }
 
-    private func authenticate(_ head: RequestHead, connection: ProviderConnection, loaded: Loaded) throws(Rejection) -> Authentication {
+    func authenticate(bearer: String?, connection: ProviderConnection, loaded: Loaded) throws(Rejection) -> Authentication {
         if let identity = try connection.clientIdentity() {
             if identity.topics.isEmpty {
                 throw Rejection(.badCertificate, "the client certificate names no topic")
@@ -210,7 +214,7 @@ final class ProviderRequestProcessor: Sendable {
             }
             return .granted(.certificate(identity))
         }
-        guard let jwt = head.bearerToken else {
+        guard let jwt = bearer else {
             throw Rejection(.missingProviderToken, "send authorization: bearer <provider token>")
         }
         let token = try verifier.parse(jwt, recent: connection.verifiedToken)

@@ -10,12 +10,14 @@ struct ProviderResponse: Sendable {
     var rejection: Rejection?
     /// For 410: when the token stopped being valid, in milliseconds since 1970.
     var timestamp: Int64?
+    /// An answer to a broadcast, whose id (``apnsID``) is its `apns-request-id`.
+    var answersBroadcast = false
 
     var status: Int { rejection?.reason.status ?? 200 }
 
     /// The answer's fields after `:status`: the ids, and the body's type when there is one.
     var fields: [(name: String, value: String)] {
-        var fields = [(name: "apns-id", value: APNsID.format(apnsID))]
+        var fields = [(name: answersBroadcast ? "apns-request-id" : "apns-id", value: APNsID.format(apnsID))]
         if let uniqueID { fields.append((name: "apns-unique-id", value: APNsID.format(uniqueID))) }
         if rejection != nil { fields.append((name: "content-type", value: "application/json")) }
         return fields

@@ -15,6 +15,16 @@ extension PostgresSchema {
         """,
         "CREATE INDEX broadcast_channel_app ON broadcast_channel (bundle_id, environment) WHERE deleted_at IS NULL",
         """
+        CREATE TABLE channel_broadcast (
+            channel_id text PRIMARY KEY,
+            unique_id bytea NOT NULL,
+            payload bytea NOT NULL,
+            priority smallint NOT NULL,
+            expires_at double precision NOT NULL,
+            received_at double precision NOT NULL
+        )
+        """,
+        """
         CREATE FUNCTION herald_create_channel(
             _id text, _bundle_id text, _environment text, _storage_policy smallint, _created_at double precision, _limit integer)
         RETURNS boolean LANGUAGE plpgsql AS $function$

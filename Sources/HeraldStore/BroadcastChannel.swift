@@ -34,3 +34,24 @@ public struct BroadcastChannel: Sendable, Hashable {
     /// APNs' limit of channels per app in each environment.
     public static let limitPerApp = 10_000
 }
+
+/// A broadcast a channel keeps for devices that come back (storage policy 1): the channel's latest, until it expires.
+public struct ChannelBroadcast: Sendable, Hashable {
+    public var channelID: String
+    /// The key of the delivery log (`apns-unique-id`).
+    public var uniqueID: UUID
+    public var payload: Data
+    public var priority: Int
+    /// When it stops being delivered (`apns-expiration`).
+    public var expiresAt: Date
+    public var receivedAt: Date
+
+    public init(channelID: String, uniqueID: UUID, payload: Data, priority: Int, expiresAt: Date, receivedAt: Date) {
+        self.channelID = channelID
+        self.uniqueID = uniqueID
+        self.payload = payload
+        self.priority = priority
+        self.expiresAt = expiresAt
+        self.receivedAt = receivedAt
+    }
+}

@@ -61,3 +61,35 @@ extension SQLiteStore {
             createdAt: Date(timeIntervalSince1970: row["created_at"]), deletedAt: deletedAt.map(Date.init(timeIntervalSince1970:)))
     }
 }
+
+extension SQLiteStore {
+    public func keepBroadcast(_ broadcast: ChannelBroadcast) async throws(StoreError) -> Bool {
+        try await write("keep a broadcast of a channel") { db in
+            let live = try Bool.fetchOne(
+                db, sql: "SELECT 1 FROM broadcast_channel WHERE id = ? AND deleted_at IS NULL", arguments: [broadcast.channelID])
+            guard live == true else { return false }
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO channel_broadcast (channel_id, unique_id, payload, priority, expires_at, received_at)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    broadcast.channelID, broadcast.uniqueID.bytes, broadcast.payload, broadcast.priority,
+                    broadcast.expiresAt.timeIntervalSince1970, broadcast.receivedAt.timeIntervalSince1970,
+                ])
+            return true
+        }
+    }
+
+    public func latestBroadcast(channelID: String) async throws(StoreError) -> ChannelBroadcast? {
+        try await read("read a channel's broadcast") { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM channel_broadcast WHERE channel_id = ?", arguments: [channelID]) else {
+                return nil
+            }
+            guard let uniqueID = UUID(bytes: row["unique_id"]) else { throw StoreError(.corrupt, "a channel's broadcast has a malformed id") }
+            return ChannelBroadcast(
+                channelID: row["channel_id"], uniqueID: uniqueID, payload: row["payload"], priority: row["priority"],
+                expiresAt: Date(timeIntervalSince1970: row["expires_at"]), receivedAt: Date(timeIntervalSince1970: row["received_at"]))
+        }
+    }
+}

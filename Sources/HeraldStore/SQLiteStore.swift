@@ -158,6 +158,14 @@ public final class SQLiteStore: Store {
                         deleted_at DOUBLE
                     );
                     CREATE INDEX broadcast_channel_app ON broadcast_channel(bundle_id, environment) WHERE deleted_at IS NULL;
+                    CREATE TABLE channel_broadcast (
+                        channel_id TEXT PRIMARY KEY NOT NULL,
+                        unique_id BLOB NOT NULL,
+                        payload BLOB NOT NULL,
+                        priority INTEGER NOT NULL,
+                        expires_at DOUBLE NOT NULL,
+                        received_at DOUBLE NOT NULL
+                    );
                     """)
         }
         return migrator

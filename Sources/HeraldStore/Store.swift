@@ -48,6 +48,11 @@ public protocol Store: Sendable {
     func channels(bundleID: String, environment: APNsEnvironment) async throws(StoreError) -> [BroadcastChannel]
     /// Marks a live channel deleted at `date`; false when there is no such live channel.
     func deleteChannel(id: String, at date: Date) async throws(StoreError) -> Bool
+    /// Keeps `broadcast` as its channel's latest, in place of the one before; false when the channel is not live.
+    /// Durable when this returns.
+    func keepBroadcast(_ broadcast: ChannelBroadcast) async throws(StoreError) -> Bool
+    /// The channel's latest kept broadcast, expired or not.
+    func latestBroadcast(channelID: String) async throws(StoreError) -> ChannelBroadcast?
 
     /// Commits a batch in one transaction, applying each offline notification's policy (expiration 0,
     /// collapse id, latest, the cap of all) in the same transaction. All are durable when this returns;

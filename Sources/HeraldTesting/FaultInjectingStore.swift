@@ -108,6 +108,10 @@ public final class FaultInjectingStore: Store {
         try await base.channels(bundleID: bundleID, environment: environment)
     }
     public func deleteChannel(id: String, at date: Date) async throws(StoreError) -> Bool { try await base.deleteChannel(id: id, at: date) }
+    public func keepBroadcast(_ broadcast: ChannelBroadcast) async throws(StoreError) -> Bool { try await base.keepBroadcast(broadcast) }
+    public func latestBroadcast(channelID: String) async throws(StoreError) -> ChannelBroadcast? {
+        try await base.latestBroadcast(channelID: channelID)
+    }
     public func pendingNotifications(deviceID: String, after id: Int64, limit: Int) async throws(StoreError) -> [StoredNotification] {
         try await base.pendingNotifications(deviceID: deviceID, after: id, limit: limit)
     }

@@ -66,6 +66,24 @@ public enum StoreConformance {
         #expect(try await store.channel(id: first.id)?.deletedAt == deletedAt)
         #expect(try await store.channels(bundleID: "com.example.a", environment: .development) == [second])
         #expect(try await store.createChannel(third, limit: 2))
+
+        // A live channel keeps its latest broadcast, which the next replaces; a deleted channel keeps none.
+        #expect(try await store.latestBroadcast(channelID: second.id) == nil)
+        let broadcast = ChannelBroadcast(
+            channelID: second.id, uniqueID: UUID(), payload: Data(#"{"aps":{"event":"update"}}"#.utf8), priority: 10,
+            expiresAt: created.addingTimeInterval(3600), receivedAt: created)
+        #expect(try await store.keepBroadcast(broadcast))
+        #expect(try await store.latestBroadcast(channelID: second.id) == broadcast)
+        var next = broadcast
+        next.uniqueID = UUID()
+        next.priority = 5
+        #expect(try await store.keepBroadcast(next))
+        #expect(try await store.latestBroadcast(channelID: second.id) == next)
+        #expect(
+            try await store.keepBroadcast(
+                ChannelBroadcast(
+                    channelID: first.id, uniqueID: UUID(), payload: Data("{}".utf8), priority: 10, expiresAt: created, receivedAt: created)) == false)
+        #expect(try await store.latestBroadcast(channelID: first.id) == nil)
     }
 
     static func keysRoundTrip(_ store: any Store) async throws {

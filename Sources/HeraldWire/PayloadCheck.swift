@@ -10,9 +10,10 @@ public enum PayloadCheck {
     /// Checks `body` for `pushType`.
     ///
     /// - Throws: ``Rejection`` with `PayloadEmpty`, `PayloadTooLarge`, `BadPayload` or `InvalidPushType`.
-    public static func check(_ body: Data, pushType: PushType) throws(Rejection) {
+    /// - Parameter limit: The size limit when it is not the push type's own (a broadcast's is 5,120 bytes).
+    public static func check(_ body: Data, pushType: PushType, limit: Int? = nil) throws(Rejection) {
         if body.isEmpty { throw Rejection(.payloadEmpty, "the request has no body") }
-        let limit = pushType.maximumPayloadSize
+        let limit = limit ?? pushType.maximumPayloadSize
         if body.count > limit {
             throw Rejection(.payloadTooLarge, "payload is \(body.count) bytes; the limit for \(pushType) is \(limit)")
         }

@@ -40,7 +40,7 @@ import Testing
                 metrics: metrics, logger: logger, onCommitted: { _ in }
             )
             let processor = ProviderRequestProcessor(
-                configuration: configuration, directory: Directory(store: store, configuration: configuration),
+                configuration: configuration, directory: Directory(store: store, configuration: configuration), store: store,
                 writer: writer, hub: DeviceHub(), clock: SystemWallClock(), metrics: metrics, logger: logger
             )
             channel = NIOAsyncTestingChannel()

@@ -164,16 +164,11 @@ struct ChannelManagementAPI: Sendable {
         _ request: Request, bundleID: String, unknown: Rejection = Rejection(.channelNotRegistered, "no such channel")
     ) async throws(Rejection) -> BroadcastChannel {
         guard let id = request.header("apns-channel-id") else { throw Rejection(.missingChannelID, "send apns-channel-id") }
-        guard Self.isWellFormedChannelID(id) else { throw Rejection(.badChannelID, "apns-channel-id must be a channel id in base64") }
+        guard BroadcastHead.isWellFormedChannelID(id) else { throw Rejection(.badChannelID, "apns-channel-id must be a channel id in base64") }
         guard let channel = try await storeCall({ try await store.channel(id: id) }), channel.deletedAt == nil,
             channel.bundleID == bundleID, channel.environment == environment
         else { throw unknown }
         return channel
-    }
-
-    /// Base64 of at most 48 bytes: ids are 16 (APNs' are too), and Apple does not promise a length.
-    static func isWellFormedChannelID(_ id: String) -> Bool {
-        id.utf8.count <= 64 && Data(base64Encoded: id) != nil
     }
 
     /// The storage policy of a creation's body: `{"message-storage-policy": 0 or 1, "push-type": "LiveActivity"}`.
