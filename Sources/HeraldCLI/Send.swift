@@ -58,6 +58,9 @@ struct Send: AsyncParsableCommand {
 
     @OptionGroup var liveActivity: LiveActivityOptions
 
+    @Option(help: "A broadcast to every Live Activity subscribed to this channel (POST /4/broadcasts/apps/BUNDLE), instead of devices.")
+    var channel: String?
+
     @Option(help: "10 (now), 5 (power-aware) or 1.")
     var priority: Int?
 
@@ -104,7 +107,14 @@ struct Send: AsyncParsableCommand {
             throw ValidationError(
                 "authenticate with --p8, --key-id and --team-id, or with --cert (and --cert-key unless the PEM file holds the key, or a .p12)")
         }
-        if device.isEmpty && devices == nil {
+        if let channel {
+            guard device.isEmpty, devices == nil, count == nil else {
+                throw ValidationError("--channel sends one broadcast to the channel's subscribers; leave out --device, --devices and --count")
+            }
+            guard BroadcastHead.isWellFormedChannelID(channel) else {
+                throw ValidationError("--channel must be a channel id in base64, as `herald channels create` prints it")
+            }
+        } else if device.isEmpty && devices == nil {
             throw ValidationError("name a device with --device TOKEN (repeat it for several) or --devices FILE")
         }
         for token in device where DeviceToken(hex: token) == nil {
@@ -158,7 +168,7 @@ struct Send: AsyncParsableCommand {
         }
         let total = count ?? request.devices.count
         let allSucceeded: Bool
-        if total == 1 {
+        if channel != nil || total == 1 {
             allSucceeded = await sendOne(request, client: client)
         } else {
             allSucceeded = await SendBatch(request: request, total: total, concurrency: concurrency).run(client)
@@ -183,18 +193,24 @@ struct Send: AsyncParsableCommand {
         }
     }
 
-    /// One notification: the answer's fields, one per line.
+    /// One notification (or broadcast): the answer's fields, one per line.
     private func sendOne(_ request: SendRequest, client: APNsClient) async -> Bool {
+        let idName = channel == nil ? "apns-id" : "apns-request-id"
         do {
-            let result = try await client.send(request.notification, to: request.devices[0])
+            let result: APNsSendResult
+            if let channel {
+                result = try await client.broadcast(request.notification, toChannel: channel)
+            } else {
+                result = try await client.send(request.notification, to: request.devices[0])
+            }
             print("status: 200")
-            print("apns-id: \(APNsID.format(result.apnsID))")
+            print("\(idName): \(APNsID.format(result.apnsID))")
             if let uniqueID = result.uniqueID { print("apns-unique-id: \(APNsID.format(uniqueID))") }
             return true
         } catch {
             if error.code == .rejected {
                 print("status: \(error.status ?? 0)")
-                if let id = error.apnsID { print("apns-id: \(APNsID.format(id))") }
+                if let id = error.apnsID { print("\(idName): \(APNsID.format(id))") }
                 if let id = error.uniqueID { print("apns-unique-id: \(APNsID.format(id))") }
                 if let reason = error.reason { print("reason: \(reason)") }
                 if let timestamp = error.timestamp { print("timestamp: \(Int64(timestamp.timeIntervalSince1970 * 1000))") }

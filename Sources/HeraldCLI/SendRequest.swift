@@ -23,6 +23,14 @@ struct SendRequest {
             throw ValidationError("--push-type \(pushType) is not one of \(PushType.allKnown.map(\.rawValue).joined(separator: ", "))")
         }
         var payload = file.payload
+        let broadcast = command.channel != nil
+        if broadcast {
+            if command.pushType != nil, pushType != .liveActivity {
+                throw ValidationError("--channel sends a liveactivity broadcast; leave out --push-type \(pushType)")
+            }
+            pushType = .liveActivity
+            topic = LiveActivityOptions.topic(topic)
+        }
         if let event = command.liveActivity.event {
             if command.pushType != nil, pushType != .liveActivity {
                 throw ValidationError("--live-activity sends a liveactivity push; leave out --push-type \(pushType)")
@@ -31,8 +39,11 @@ struct SendRequest {
             topic = LiveActivityOptions.topic(topic)
             payload = try command.liveActivity.payload(payload, event: event, now: Date())
         }
-        do {
-            try PayloadCheck.check(payload, pushType: pushType)
+        do throws(Rejection) {
+            try PayloadCheck.check(payload, pushType: pushType, limit: broadcast ? BroadcastHead.maximumPayloadSize : nil)
+            if broadcast, (try? JSONValue.parse(payload))?["aps"]?["event"]?.stringValue == "start" {
+                throw Rejection(.badPayload, "a broadcast updates or ends activities; a start goes to a push-to-start token")
+            }
         } catch {
             throw ValidationError("the payload cannot be sent: \(error.detail) (APNs would answer \(error.reason))")
         }
@@ -46,7 +57,7 @@ struct SendRequest {
             apnsID: command.apnsID.flatMap(APNsID.parse)
         )
         do {
-            try notification.validate()
+            try notification.validate(payloadLimit: broadcast ? BroadcastHead.maximumPayloadSize : nil)
         } catch {
             throw ValidationError(error.message)
         }
@@ -57,7 +68,7 @@ struct SendRequest {
             devices += tokens
             deviceSources += sources
         }
-        if devices.isEmpty {
+        if devices.isEmpty && !broadcast {
             throw ValidationError("\(command.devices ?? "the device list") holds no device tokens")
         }
         if command.apnsID != nil, (command.count ?? devices.count) > 1 {

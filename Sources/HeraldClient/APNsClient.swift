@@ -121,7 +121,40 @@ public final class APNsClient: Service, Sendable {
         try notification.validate()
         let apnsID = notification.apnsID ?? APNsID.generate()
         let headers = makeHeaders(notification, deviceToken: deviceToken, apnsID: apnsID)
-        let body = ByteBuffer(bytes: notification.payload)
+        return try await perform(headers: headers, body: ByteBuffer(bytes: notification.payload), id: apnsID, timeout: timeout)
+    }
+
+    /// Sends one broadcast (iOS 18) to every Live Activity subscribed to a channel: `POST /4/broadcasts/apps/BUNDLE`.
+    ///
+    /// The notification is a `liveactivity` push (``APNsNotification/liveActivity(bundleID:event:contentState:timestamp:staleDate:dismissalDate:alert:relevanceScore:attributesType:attributes:)``)
+    /// of at most 5,120 bytes; its expiration (0 when unset: not stored) and priority (10 when unset) go with it, as
+    /// APNs requires both. Retries as ``send(_:to:timeout:)`` does.
+    ///
+    /// - Returns: The broadcast's `apns-request-id` (in ``APNsSendResult/apnsID``) and `apns-unique-id`.
+    @discardableResult
+    public func broadcast(_ notification: APNsNotification, toChannel channelID: String, timeout: Duration? = nil) async throws(APNsClientError)
+        -> APNsSendResult
+    {
+        guard notification.pushType == .liveActivity else {
+            throw APNsClientError(.invalidRequest, "a broadcast is a liveactivity push, not \(notification.pushType)", reason: .invalidPushType)
+        }
+        try notification.validate(payloadLimit: 5120)
+        let requestID = notification.apnsID ?? APNsID.generate()
+        let bundleID = PushType.liveActivity.bundleID(fromTopic: notification.topic) ?? notification.topic
+        let headers: [(name: String, value: String)] = [
+            (":method", "POST"), (":scheme", scheme), (":path", "/4/broadcasts/apps/" + bundleID), (":authority", authority),
+            ("apns-channel-id", channelID), ("apns-push-type", PushType.liveActivity.rawValue),
+            ("apns-expiration", String(notification.expiration?.epochSeconds ?? 0)),
+            ("apns-priority", String(notification.priority?.rawValue ?? Priority.immediate.rawValue)),
+            ("apns-request-id", APNsID.format(requestID)),
+        ]
+        return try await perform(headers: headers, body: ByteBuffer(bytes: notification.payload), id: requestID, timeout: timeout)
+    }
+
+    /// One request, retried while APNs' answer says a retry can succeed, within the deadline.
+    private func perform(
+        headers: [(name: String, value: String)], body: ByteBuffer, id apnsID: UUID, timeout: Duration?
+    ) async throws(APNsClientError) -> APNsSendResult {
         let deadline = ContinuousClock.now + (timeout ?? configuration.requestTimeout)
         let policy = configuration.retryPolicy
         var attempt = 0

@@ -62,7 +62,8 @@ public struct APNsNotification: Sendable, Hashable {
     /// Refuses what APNs would refuse for the headers and size, before anything is sent.
     ///
     /// - Throws: ``APNsClientError`` `invalidRequest` with the APNs reason it would get.
-    public func validate() throws(APNsClientError) {
+    /// - Parameter payloadLimit: The size limit when it is not the push type's own (a broadcast's is 5,120 bytes).
+    public func validate(payloadLimit: Int? = nil) throws(APNsClientError) {
         func hasControlCharacters(_ value: String) -> Bool { value.utf8.contains { $0 < 0x20 || $0 == 0x7F } }
         if hasControlCharacters(topic) {
             throw APNsClientError(.invalidRequest, "the topic contains control characters, which no HTTP header may carry", reason: .badTopic)
@@ -77,7 +78,7 @@ public struct APNsNotification: Sendable, Hashable {
         if payload.isEmpty {
             throw APNsClientError(.invalidRequest, "the payload is empty; send at least {\"aps\":{}}", reason: .payloadEmpty)
         }
-        let limit = pushType.maximumPayloadSize
+        let limit = payloadLimit ?? pushType.maximumPayloadSize
         if payload.count > limit {
             throw APNsClientError(
                 .invalidRequest, "the payload is \(payload.count) bytes; APNs takes at most \(limit) for \(pushType)",

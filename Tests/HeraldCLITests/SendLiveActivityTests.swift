@@ -54,4 +54,32 @@ import Testing
         #expect(try await setup.notificationCount() == 0)
         try await setup.gateway.stop()
     }
+
+    /// `--channel`: one broadcast to a channel's subscribers, its answer's `apns-request-id`, and the channel keeping it.
+    @Test func aBroadcastGoesToAChannel() async throws {
+        let setup = try await SendCommandTests.setUp()
+        let channel = BroadcastChannel(
+            bundleID: "com.example.cli", environment: .development, storagePolicy: .mostRecentMessageStored, createdAt: Date())
+        #expect(try await setup.gateway.store.createChannel(channel, limit: 10))
+        let expiration = String(Int64(Date().timeIntervalSince1970) + 600)
+        let base = setup.common + ["--topic", "com.example.cli", "--channel", channel.id]
+        let sent = try await CommandRunTests.run(
+            base + ["--live-activity", "update", "--expiration", expiration, "-"], input: #"{"aps":{"content-state":{"score":"1-0"}}}"#)
+        #expect(sent.status == 0, "\(sent.output) \(sent.error)")
+        #expect(sent.output.contains("status: 200") && sent.output.contains("apns-request-id: ") && sent.output.contains("apns-unique-id: "))
+        let kept = try #require(try await setup.gateway.store.latestBroadcast(channelID: channel.id))
+        #expect(try JSONValue.parse(kept.payload)["aps"]?["content-state"]?["score"] == .string("1-0"))
+        #expect(try await setup.notificationCount() == 0)  // a broadcast is not a device's notification
+
+        let unknown = try await CommandRunTests.run(
+            setup.common + ["--topic", "com.example.cli", "--channel", BroadcastChannel.newID(), "--live-activity", "end", "-"], input: "{}")
+        #expect(unknown.status == 1 && unknown.output.contains("reason: BadChannelId"), "\(unknown.output) \(unknown.error)")
+        let start = try await CommandRunTests.run(
+            base + ["--live-activity", "start", "--attributes-type", "A", "-"],
+            input: #"{"aps":{"content-state":{},"attributes":{},"alert":"x"}}"#)
+        #expect(start.error.contains("a broadcast updates or ends activities"), "\(start.error)")
+        let withDevice = try await CommandRunTests.run(base + ["--device", String(repeating: "ab", count: 32), "-"], input: "{}")
+        #expect(withDevice.error.contains("--channel sends one broadcast to the channel's subscribers"), "\(withDevice.error)")
+        try await setup.gateway.stop()
+    }
 }

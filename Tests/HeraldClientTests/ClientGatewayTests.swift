@@ -36,6 +36,28 @@ import Testing
         try await gateway.stop()
     }
 
+    /// A broadcast goes to its channel on the provider port and comes back with its request id; a push that is not a
+    /// Live Activity's is refused before sending.
+    @Test func aBroadcastReachesItsChannel() async throws {
+        let gateway = try await TestGateway.start()
+        let client = try client(gateway)
+        let channel = BroadcastChannel(bundleID: TestGateway.topic, environment: .development, storagePolicy: .noMessageStored, createdAt: Date())
+        #expect(try await gateway.store.createChannel(channel, limit: 10))
+        let update = APNsNotification.liveActivity(
+            bundleID: TestGateway.topic, event: .update, contentState: .object(["score": .string("2-1")]), timestamp: Date())
+        let result = try await client.broadcast(update, toChannel: channel.id)
+        #expect(result.attempts == 1 && result.uniqueID != nil)
+        #expect(try await gateway.store.deleteChannel(id: channel.id, at: Date()))
+        let gone = await #expect(throws: APNsClientError.self) { try await client.broadcast(update, toChannel: channel.id) }
+        #expect(gone?.status == 400 && gone?.reason == .channelNotRegistered)
+        let refused = await #expect(throws: APNsClientError.self) {
+            try await client.broadcast(.alert(bundleID: TestGateway.topic, alert: .init(body: "x")), toChannel: channel.id)
+        }
+        #expect(refused?.code == .invalidRequest && refused?.reason == .invalidPushType)
+        await client.shutdown()
+        try await gateway.stop()
+    }
+
     @Test func aRejectionCarriesTheReasonAndIsNotRetried() async throws {
         let gateway = try await TestGateway.start()
         let client = try client(gateway)

@@ -265,7 +265,7 @@ final class APNsStreamHandler: ChannelInboundHandler {
             for (name, value) in fields {
                 switch name {
                 case ":status": stream.status = Int(value)
-                case "apns-id": stream.apnsID = value
+                case "apns-id", "apns-request-id": stream.apnsID = value  // a broadcast's answer names its request
                 case "apns-unique-id": stream.uniqueID = value
                 default: break
                 }

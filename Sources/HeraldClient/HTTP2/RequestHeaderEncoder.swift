@@ -62,7 +62,7 @@ struct RequestHeaderEncoder {
     /// Whether a field of this name keeps its value across requests, and so is worth a place in the table.
     private static func repeats(_ name: String) -> Bool {
         switch name {
-        case ":path", "apns-id", "apns-expiration", "content-length": false
+        case ":path", "apns-id", "apns-request-id", "apns-expiration", "content-length": false
         default: true
         }
     }
