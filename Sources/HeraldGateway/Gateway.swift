@@ -139,6 +139,7 @@ public final class Gateway: Sendable {
                 api: ChannelManagementAPI(
                     store: store, directory: directory, environment: configuration.environment, clock: clock,
                     channelLimit: configuration.channelLimit),
+                timeouts: .init(handshake: configuration.providerHandshakeTimeout, idle: configuration.idleTimeout),
                 group: eventLoopGroup, logger: logger)
         }
         let consolePort = eventLoopGroup.any().makePromise(of: Int.self)

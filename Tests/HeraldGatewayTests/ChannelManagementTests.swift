@@ -5,6 +5,7 @@ import HeraldGatewayTesting
 import HeraldStore
 import HeraldTesting
 import HeraldWire
+import NIOCore
 import Testing
 
 /// The channel management API (iOS 18 broadcast channels) over TLS and HTTP/2 on its own port, as Apple's management
@@ -158,6 +159,35 @@ import Testing
         #expect(elsewhere.reason == .channelNotRegistered)
         #expect(try await channels.call("DELETE", "/1/apps/com.example.other/channels", headers: [("apns-channel-id", id)]).status == 404)
         #expect(try await channels.call("GET", headers: [("apns-channel-id", id)]).status == 200)
+        try await gateway.stop()
+    }
+
+    /// Certificate-based authentication, as Apple's management host takes it: the certificate's topics decide.
+    @Test func aClientCertificateAuthenticates() async throws {
+        let gateway = try await TestGateway.start()
+        let url = URL(string: "https://localhost:\(gateway.gateway.channelsPort)")!
+        let certificate = try gateway.clientCertificate(topics: [TestGateway.topic])
+        let channels = Channels(
+            gateway: gateway, connection: try await APNsConnection.connect(to: url, trusting: gateway.caPath, clientCertificate: certificate))
+        let created = try await channels.call("POST", jwt: "", body: #"{"message-storage-policy": 0, "push-type": "LiveActivity"}"#)
+        #expect(created.status == 201, "\(String(decoding: created.body, as: UTF8.self))")
+        let elsewhere = try await channels.call("GET", "/1/apps/com.example.other/all-channels", jwt: "")
+        #expect(elsewhere.status == 403 && elsewhere.reason == .topicMismatch)
+        try await gateway.stop()
+    }
+
+    /// As on the provider port: a connection that sends nothing is closed, and an idle one gets GOAWAY IdleTimeout.
+    @Test func silentAndIdleConnectionsAreClosed() async throws {
+        let gateway = try await TestGateway.start {
+            $0.providerHandshakeTimeout = .milliseconds(300)
+            $0.idleTimeout = .milliseconds(800)
+        }
+        let silent = try await RawTCPConnection.connect(port: gateway.gateway.channelsPort)
+        #expect(try await silent.bytesUntilClosed(timeout: .seconds(10)) != nil, "a connection that sent nothing stays open")
+        let channels = try await Channels.open(gateway)
+        #expect(try await channels.create().status == 201)
+        await channels.connection.waitUntilClosed()
+        #expect(channels.connection.observedState.goAwayReason == .idleTimeout)
         try await gateway.stop()
     }
 }

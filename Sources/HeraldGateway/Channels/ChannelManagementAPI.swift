@@ -16,6 +16,8 @@ struct ChannelManagementAPI: Sendable {
         /// The header fields, names in lowercase as HTTP/2 sends them, pseudo-headers left out.
         var headers: [(name: String, value: String)]
         var body: Data
+        /// The connection's client certificate, when it presented one (certificate-based authentication).
+        var certificate: ClientIdentity?
 
         func header(_ name: String) -> String? { headers.first { $0.name == name }?.value }
     }
@@ -104,8 +106,17 @@ struct ChannelManagementAPI: Sendable {
         return route
     }
 
-    /// The provider token's checks, as the provider port makes them on its connections, and the key's reach.
+    /// A client certificate's checks, or the provider token's as the provider port makes them on its connections; then
+    /// the key's or certificate's reach.
     private func authenticate(_ request: Request, bundleID: String, session: Session) async throws(Rejection) {
+        if let identity = request.certificate {
+            if identity.topics.isEmpty { throw Rejection(.badCertificate, "the client certificate names no topic") }
+            if let environment = identity.environment, environment != self.environment {
+                throw Rejection(.badCertificateEnvironment, "the certificate is for \(environment), this gateway is \(self.environment)")
+            }
+            guard identity.topics.contains(bundleID) else { throw Rejection(.topicMismatch, "the certificate does not cover \(bundleID)") }
+            return
+        }
         guard let authorization = request.header("authorization"), authorization.lowercased().hasPrefix("bearer ") else {
             throw Rejection(.missingProviderToken, "send authorization: bearer <provider token>")
         }

@@ -21,7 +21,8 @@ final class ChannelManagementServer: Service, Sendable {
     }
 
     static func bind(
-        host: String, port: Int, tls: NIOSSLContext?, api: ChannelManagementAPI, group: any EventLoopGroup, logger: Logger
+        host: String, port: Int, tls: NIOSSLContext?, api: ChannelManagementAPI, timeouts: ChannelManagementHandler.Timeouts,
+        group: any EventLoopGroup, logger: Logger
     ) async throws -> ChannelManagementServer {
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -30,7 +31,7 @@ final class ChannelManagementServer: Service, Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
                     if let tls { try sync.addHandler(NIOSSLServerHandler(context: tls)) }
-                    try sync.addHandler(ChannelManagementHandler(api: api, logger: logger))
+                    try sync.addHandler(ChannelManagementHandler(api: api, timeouts: timeouts, logger: logger))
                 }
             }
             .bind(host: host, port: port)
@@ -46,7 +47,14 @@ final class ChannelManagementServer: Service, Sendable {
 
 /// One connection of the channel management API: frames in, each stream's request gathered and handed to
 /// ``ChannelManagementAPI``, its answer written when it comes. A low-volume API: no batching, one write per answer.
-private final class ChannelManagementHandler: ChannelInboundHandler {
+/// As on the provider port, a connection that has sent no frame `handshake` after its accept is closed, and one with
+/// no traffic for `idle` gets GOAWAY `IdleTimeout`.
+final class ChannelManagementHandler: ChannelInboundHandler {
+    struct Timeouts {
+        var handshake: TimeAmount
+        var idle: TimeAmount
+    }
+
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
@@ -59,15 +67,20 @@ private final class ChannelManagementHandler: ChannelInboundHandler {
     }
 
     private let api: ChannelManagementAPI
+    private let timeouts: Timeouts
     private let session = ChannelManagementAPI.Session()
+    private var lastTraffic = NIODeadline.now()
+    private var sawFrame = false
+    private var timer: Scheduled<Void>?
     private let logger: Logger
     private var reader = FrameReader()
     private var http2: HTTP2ServerConnection
     private var pending: [UInt32: PendingRequest] = [:]
     private var closed = false
 
-    init(api: ChannelManagementAPI, logger: Logger) {
+    init(api: ChannelManagementAPI, timeouts: Timeouts, logger: Logger) {
         self.api = api
+        self.timeouts = timeouts
         self.logger = logger
         var settings = HTTP2ServerConnection.Settings()
         settings.maximumConcurrentStreams = 100
@@ -75,16 +88,45 @@ private final class ChannelManagementHandler: ChannelInboundHandler {
     }
 
     func channelActive(context: ChannelHandlerContext) {
+        lastTraffic = .now()
         flushOutput(context: context)
+        arm(after: timeouts.handshake, context: context)
         context.fireChannelActive()
+    }
+
+    /// Checks the connection's deadlines `delay` from now: the first frame's, then the idle one's.
+    private func arm(after delay: TimeAmount, context: ChannelHandlerContext) {
+        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        timer = context.eventLoop.scheduleTask(in: delay) { handler.value.check(context: bound.value) }
+    }
+
+    private func check(context: ChannelHandlerContext) {
+        guard !closed else { return }
+        guard sawFrame else {
+            closed = true
+            return context.close(promise: nil)  // no HTTP/2 yet: nothing to say GOAWAY in
+        }
+        let idleFor = NIODeadline.now() - lastTraffic
+        guard idleFor >= timeouts.idle else { return arm(after: timeouts.idle - idleFor, context: context) }
+        closed = true
+        http2.goAway(.noError, debugData: Array(#"{"reason":"IdleTimeout"}"#.utf8))
+        flushOutput(context: context)
+        context.close(promise: nil)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !closed else { return }
         var bytes = unwrapInboundIn(data)
         reader.append(&bytes)
+        lastTraffic = .now()
         do {
             while let (header, payload) = try reader.next() {
+                if !sawFrame {
+                    sawFrame = true
+                    timer?.cancel()
+                    arm(after: timeouts.idle, context: context)
+                }
                 guard let event = try http2.receive(header, payload, now: .now()) else { continue }
                 handle(event, context: context)
             }
@@ -104,6 +146,7 @@ private final class ChannelManagementHandler: ChannelInboundHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         closed = true
+        timer?.cancel()
         context.fireChannelInactive()
     }
 
@@ -147,7 +190,10 @@ private final class ChannelManagementHandler: ChannelInboundHandler {
             default: headers.append((name, value))
             }
         }
-        let call = ChannelManagementAPI.Request(method: method, path: path, headers: headers, body: Data(request.body.readableBytesView))
+        let certificate = try? context.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self).peerCertificate
+            .flatMap { try? ClientIdentity(derEncoded: $0.toDERBytes()) }
+        let call = ChannelManagementAPI.Request(
+            method: method, path: path, headers: headers, body: Data(request.body.readableBytesView), certificate: certificate ?? nil)
         let api = self.api
         let session = self.session
         let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
