@@ -88,6 +88,24 @@ import Testing
         try JSONValue.parse(notification.payload)["aps"]?["alert"]?.stringValue
     }
 
+    /// A channel made through one node's management port takes broadcasts through another node's provider port, and
+    /// the channel kept on the shared store holds the latest for every node.
+    @Test func aChannelMadeOnOneNodeTakesBroadcastsOnAnother() async throws {
+        let cluster = try await Cluster.start(nodes: 2)
+        let channels = try await ChannelManagementTests.Channels.open(cluster.nodes[0])
+        let id = try #require(try await channels.create(policy: 1).header("apns-channel-id"))
+        let connection = try await cluster.nodes[1].connect()
+        let expiration = String(Int64(cluster.nodes[1].clock.now().timeIntervalSince1970) + 600)
+        let answer = try await BroadcastTests.broadcast(connection, cluster.nodes[1], channel: id, expiration: expiration)
+        #expect(answer.status == 200, "\(String(decoding: answer.body, as: UTF8.self))")
+        let kept = try await cluster.stores[0].latestBroadcast(channelID: id)
+        #expect(kept?.uniqueID == answer.uniqueID.flatMap(APNsID.parse))
+        let listed = try await ChannelManagementTests.Channels.open(cluster.nodes[1]).call("GET", "/1/apps/\(TestGateway.topic)/all-channels")
+        #expect(try JSONValue.parse(listed.body) == .object(["channels": .array([.string(id)])]))
+        await connection.close()
+        try await cluster.stop()
+    }
+
     @Test func aNotificationAcceptedOnOneNodeReachesADeviceLinkedToAnotherAtOnce() async throws {
         let cluster = try await Cluster.start()
         let (device, token) = try await cluster.device(on: 1)
