@@ -272,4 +272,46 @@ import Testing
         let malformed = Self.frame(badIndex)
         #expect(throws: ConnectionFault.self) { try connection.receive(malformed.header, malformed.payload) }
     }
+
+    /// The server lowers its table size and raises it again before the next request: the block announces the smallest,
+    /// then the last (RFC 7541 §4.2), and the server's decoder, which shrank with it, reads every field.
+    @Test func aTableSizeLoweredAndRaisedAgainIsAnnouncedBoth() throws {
+        var (connection, server) = try Self.open()
+        connection.request(stream: 1, fields: Self.request(token: "aa"), body: ByteBuffer())
+        _ = try server.fields(of: try server.read(&connection)[0])
+        for size: UInt32 in [0, 4096] {
+            let settings = Self.settings([(0x1, size)])
+            _ = try connection.receive(settings.header, settings.payload)
+        }
+        _ = try server.read(&connection)  // the acknowledgements
+        connection.request(stream: 3, fields: Self.request(token: "bb"), body: ByteBuffer())
+        let block = try server.read(&connection)[0]
+        #expect(block.payload.getBytes(at: block.payload.readerIndex, length: 3) == [0x20, 0x3F, 0xE1])  // 0, then 4096
+        #expect(try server.fields(of: block).map(\.value) == Self.request(token: "bb").map(\.value))
+        // The table works again after: the third request sends its repeated fields as indexes.
+        connection.request(stream: 5, fields: Self.request(token: "cc"), body: ByteBuffer())
+        let third = try server.read(&connection)[0]
+        #expect(try server.fields(of: third).map(\.value) == Self.request(token: "cc").map(\.value))
+        #expect(third.header.length < 80)
+    }
+
+    /// Bodies of streams past a GOAWAY's last stream are not sent when the window opens: the server will not read them.
+    @Test func aGoAwayDropsTheBodiesOfStreamsItWillNotProcess() throws {
+        var (connection, server) = try Self.open([(0x4, 10)])
+        connection.request(stream: 1, fields: Self.request(token: "aa"), body: ByteBuffer(repeating: 1, count: 100))
+        connection.request(stream: 3, fields: Self.request(token: "bb"), body: ByteBuffer(repeating: 2, count: 100))
+        _ = try server.read(&connection)
+        var goAway = ByteBuffer()
+        FrameWriter.goAway(lastStream: 1, code: .noError, into: &goAway)
+        let frame = Self.frame(goAway)
+        _ = try connection.receive(frame.header, frame.payload)
+        for stream: UInt32 in [1, 3] {
+            var update = ByteBuffer()
+            FrameWriter.windowUpdate(stream: stream, increment: 1000, into: &update)
+            let widen = Self.frame(update)
+            _ = try connection.receive(widen.header, widen.payload)
+        }
+        let sent = try server.read(&connection).filter { $0.header.knownType == .data }
+        #expect(sent.map(\.header.streamID) == [1] && sent.first?.header.length == 90)
+    }
 }

@@ -190,4 +190,15 @@ import Testing
         #expect(channels.connection.observedState.goAwayReason == .idleTimeout)
         try await gateway.stop()
     }
+
+    /// A gateway shutting down closes the management connections open on it, as the provider port does its own.
+    @Test func shutdownClosesOpenConnections() async throws {
+        let gateway = try await TestGateway.start()
+        let channels = try await Channels.open(gateway)
+        #expect(try await channels.create().status == 201)
+        try await gateway.stop()
+        let deadline = ContinuousClock.now + .seconds(10)
+        while channels.connection.isActive && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(!channels.connection.isActive)
+    }
 }

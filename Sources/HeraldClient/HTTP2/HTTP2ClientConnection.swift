@@ -192,12 +192,13 @@ struct HTTP2ClientConnection {
             heldBodies.removeAll { $0.stream == header.streamID }
             return .reset(stream: header.streamID, code: code)
         case .windowUpdate:
-            try receiveWindowUpdate(header, payload)
+            return try receiveWindowUpdate(header, payload)
         case .goAway:
             guard header.streamID == 0 else { throw ConnectionFault(code: .protocolError, reason: "GOAWAY on a stream") }
             guard header.length >= 8, let last = payload.getInteger(at: payload.readerIndex, as: UInt32.self),
                 let code = payload.getInteger(at: payload.readerIndex + 4, as: UInt32.self)
             else { throw ConnectionFault(code: .frameSizeError, reason: "GOAWAY of \(header.length) bytes") }
+            heldBodies.removeAll { $0.stream > last & 0x7FFF_FFFF }  // the server will not process those streams
             return .goAway(
                 lastStream: last & 0x7FFF_FFFF, code: code, debugData: payload.getSlice(at: payload.readerIndex + 8, length: header.length - 8)!)
         case .pushPromise:
@@ -217,7 +218,8 @@ struct HTTP2ClientConnection {
             case 0x1:
                 encoder.serverAnnouncedTableSize(Int(value))
             case 0x2:
-                guard value <= 1 else { throw ConnectionFault(code: .protocolError, reason: "SETTINGS_ENABLE_PUSH of \(value)") }
+                // A server may only say 0 (RFC 9113 §6.5.2).
+                guard value == 0 else { throw ConnectionFault(code: .protocolError, reason: "SETTINGS_ENABLE_PUSH of \(value) from a server") }
             case 0x3:
                 maximumConcurrentStreams = Int(value)
             case 0x4:
@@ -248,7 +250,7 @@ struct HTTP2ClientConnection {
         return .settings(maximumConcurrentStreams: maximumConcurrentStreams, first: first)
     }
 
-    private mutating func receiveWindowUpdate(_ header: FrameHeader, _ payload: ByteBuffer) throws(ConnectionFault) {
+    private mutating func receiveWindowUpdate(_ header: FrameHeader, _ payload: ByteBuffer) throws(ConnectionFault) -> Event? {
         guard header.length == 4, let raw = payload.getInteger(at: payload.readerIndex, as: UInt32.self) else {
             throw ConnectionFault(code: .frameSizeError, reason: "WINDOW_UPDATE of \(header.length) bytes")
         }
@@ -259,10 +261,21 @@ struct HTTP2ClientConnection {
             guard connectionSendWindow <= Self.maximumWindow else {
                 throw ConnectionFault(code: .flowControlError, reason: "the connection's window past 2^31 - 1")
             }
+        } else if increment == 0 {
+            return resetStream(header.streamID, .protocolError)  // a stream error (RFC 9113 §6.9)
         } else if let index = heldBodies.firstIndex(where: { $0.stream == header.streamID }) {
             heldBodies[index].window += increment
+            guard heldBodies[index].window <= Self.maximumWindow else { return resetStream(header.streamID, .flowControlError) }
         }
         sendHeldBodies()
+        return nil
+    }
+
+    /// Ends a stream the server broke a rule on: RST_STREAM with `code`, and the request fails as reset.
+    private mutating func resetStream(_ stream: UInt32, _ code: FrameErrorCode) -> Event {
+        heldBodies.removeAll { $0.stream == stream }
+        FrameWriter.resetStream(stream, code: code, into: &output)
+        return .reset(stream: stream, code: code.rawValue)
     }
 
     /// Decodes a complete header block.
@@ -275,7 +288,7 @@ struct HTTP2ClientConnection {
         } catch .malformed(let reason) {
             throw ConnectionFault(code: .compressionError, reason: reason)
         } catch {
-            cancel(stream: pending.stream)
+            if !pending.endStream { cancel(stream: pending.stream) }  // an ended stream needs no RST_STREAM
             return .headersTooLarge(stream: pending.stream)
         }
         if pending.endStream { answered(pending.stream) }

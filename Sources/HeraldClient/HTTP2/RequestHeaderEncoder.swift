@@ -12,13 +12,14 @@ import NIOCore
 struct RequestHeaderEncoder {
     /// The table's capacity as the encoder uses it, at most the 4,096 bytes every HPACK decoder starts with.
     private var table = HPACKTable(capacity: 4096)
-    /// A smaller capacity the server announced (SETTINGS_HEADER_TABLE_SIZE), to tell it at the next block's start.
-    private var pendingCapacity: Int?
+    /// Capacities the server announced (SETTINGS_HEADER_TABLE_SIZE) since the last block, to tell it at the next
+    /// block's start: the smallest of them and the last (RFC 7541 §4.2), so the server's table shrinks as far as it did.
+    private var pendingCapacity: (smallest: Int, last: Int)?
 
     /// The server's SETTINGS_HEADER_TABLE_SIZE: the table may use no more than it.
     mutating func serverAnnouncedTableSize(_ size: Int) {
         let capacity = min(4096, size)
-        if capacity != table.capacity { pendingCapacity = capacity }
+        pendingCapacity = (min(pendingCapacity?.smallest ?? table.capacity, capacity), capacity)
     }
 
     /// Appends the header block of `fields`, in their order, to `buffer`.
@@ -27,9 +28,16 @@ struct RequestHeaderEncoder {
         for (name, value) in fields { room += name.utf8.count + value.utf8.count + 16 }
         buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: room) { out in
             var writer = HPACKWriter(out: out)
-            if let capacity = pendingCapacity {
-                writer.integer(capacity, prefix: 5, flags: 0x20)  // dynamic table size update (RFC 7541 §6.3)
-                table.resize(to: capacity)
+            if let (smallest, last) = pendingCapacity {
+                // Dynamic table size updates (RFC 7541 §6.3): the smallest announced when below the table's size, then
+                // the last when it differs from that.
+                var updates: [Int] = []
+                if smallest < table.capacity { updates.append(smallest) }
+                if last != (updates.last ?? table.capacity) { updates.append(last) }
+                for capacity in updates {
+                    writer.integer(capacity, prefix: 5, flags: 0x20)
+                    table.resize(to: capacity)
+                }
                 pendingCapacity = nil
             }
             for (name, value) in fields { encode(name: name, value: value, with: &writer) }

@@ -1,21 +1,25 @@
 import Foundation
 import HeraldHTTP2
+import HeraldWire
 import Logging
 import NIOCore
 import NIOPosix
 import NIOSSL
 import ServiceLifecycle
+import Synchronization
 
 /// The channel management API's listener (`--channels-port`, 2195 as Apple's sandbox management host): HTTP/2 over
 /// TLS (ALPN h2, the provider port's certificate) or h2c with prior knowledge, on Herald's own HTTP/2 layer.
 final class ChannelManagementServer: Service, Sendable {
     private let serverChannel: any Channel
+    private let connections: OpenChannels
     private let logger: Logger
     /// The port the listener is bound to.
     let port: Int
 
-    private init(serverChannel: any Channel, logger: Logger) {
+    private init(serverChannel: any Channel, connections: OpenChannels, logger: Logger) {
         self.serverChannel = serverChannel
+        self.connections = connections
         self.logger = logger
         port = serverChannel.localAddress?.port ?? 0
     }
@@ -24,6 +28,7 @@ final class ChannelManagementServer: Service, Sendable {
         host: String, port: Int, tls: NIOSSLContext?, api: ChannelManagementAPI, timeouts: ChannelManagementHandler.Timeouts,
         group: any EventLoopGroup, logger: Logger
     ) async throws -> ChannelManagementServer {
+        let connections = OpenChannels()
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -32,17 +37,34 @@ final class ChannelManagementServer: Service, Sendable {
                     let sync = channel.pipeline.syncOperations
                     if let tls { try sync.addHandler(NIOSSLServerHandler(context: tls)) }
                     try sync.addHandler(ChannelManagementHandler(api: api, timeouts: timeouts, logger: logger))
+                    connections.add(channel)
                 }
             }
             .bind(host: host, port: port)
             .get()
-        return ChannelManagementServer(serverChannel: channel, logger: logger)
+        return ChannelManagementServer(serverChannel: channel, connections: connections, logger: logger)
     }
 
+    /// Serves until graceful shutdown, then stops accepting and closes the open connections (a management call is
+    /// short; one cut off is safe to repeat on the next gateway).
     func run() async throws {
-        try await gracefulShutdown()
+        try? await gracefulShutdown()
         try? await serverChannel.close()
+        for connection in connections.all { try? await connection.close() }
     }
+}
+
+/// The connections open on a listener, so that its shutdown can close them.
+private final class OpenChannels: Sendable {
+    private let table = Mutex<[ObjectIdentifier: any Channel]>([:])
+
+    func add(_ channel: any Channel) {
+        let id = ObjectIdentifier(channel)
+        table.withLock { $0[id] = channel }
+        channel.closeFuture.whenComplete { _ in _ = self.table.withLock { $0.removeValue(forKey: id) } }
+    }
+
+    var all: [any Channel] { table.withLock { Array($0.values) } }
 }
 
 /// One connection of the channel management API: frames in, each stream's request gathered and handed to
@@ -162,7 +184,12 @@ final class ChannelManagementHandler: ChannelInboundHandler {
                 answer(
                     stream,
                     ChannelManagementAPI.Response(
-                        status: 413, headers: [("content-type", "application/json")], body: Data(#"{"reason":"PayloadTooLarge"}"#.utf8)),
+                        status: 413,
+                        headers: [
+                            ("apns-request-id", APNsID.format(BroadcastHead.requestedRequestID(in: request.fields) ?? APNsID.generate())),
+                            ("content-type", "application/json"),
+                        ],
+                        body: Data(#"{"reason":"PayloadTooLarge"}"#.utf8)),
                     context: context)
                 return
             }
