@@ -201,4 +201,25 @@ import Testing
         while channels.connection.isActive && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
         #expect(!channels.connection.isActive)
     }
+
+    /// A connection's calls run in the order they arrived, so a provider moving from an older token to a newer one (30
+    /// minutes apart: allowed) is not refused for the reverse order.
+    @Test func callsOfOneConnectionRunInArrivalOrder() async throws {
+        let gateway = try await TestGateway.start()
+        let channels = try await Channels.open(gateway)
+        let older = try gateway.jwt(issuedAt: gateway.clock.now().addingTimeInterval(-1800))
+        var pending: [APNsPendingRequest] = []
+        for (index, jwt) in [older, gateway.defaultJWT].enumerated() {
+            let headers: [(name: String, value: String)] = [
+                (":method", "GET"), (":scheme", "https"), (":path", "/1/apps/\(TestGateway.topic)/all-channels"), (":authority", "localhost"),
+                ("authorization", "bearer \(jwt)"), ("apns-request-id", "00000000-0000-0000-0000-00000000000\(index)"),
+            ]
+            pending.append(try await channels.connection.startRequest(headers: headers, endStream: true))
+        }
+        for request in pending {
+            let answer = try await request.finish(body: Data())
+            #expect(answer.status == 200, "\(answer.header("apns-request-id") ?? "") \(String(decoding: answer.body, as: UTF8.self))")
+        }
+        try await gateway.stop()
+    }
 }

@@ -98,6 +98,10 @@ final class ChannelManagementHandler: ChannelInboundHandler {
     private var reader = FrameReader()
     private var http2: HTTP2ServerConnection
     private var pending: [UInt32: PendingRequest] = [:]
+    /// Complete requests waiting for the one before them: a connection's calls run one at a time, in the order they
+    /// arrived, so its provider tokens are checked in that order (as on the provider port).
+    private var ready = CircularBuffer<(stream: UInt32, call: ChannelManagementAPI.Request)>()
+    private var running = false
     private var closed = false
 
     init(api: ChannelManagementAPI, timeouts: Timeouts, logger: Logger) {
@@ -221,6 +225,14 @@ final class ChannelManagementHandler: ChannelInboundHandler {
             .flatMap { try? ClientIdentity(derEncoded: $0.toDERBytes()) }
         let call = ChannelManagementAPI.Request(
             method: method, path: path, headers: headers, body: Data(request.body.readableBytesView), certificate: certificate ?? nil)
+        ready.append((stream, call))
+        runNext(context: context)
+    }
+
+    /// Hands the oldest waiting request to the API, unless one is under way.
+    private func runNext(context: ChannelHandlerContext) {
+        guard !running, !closed, let (stream, call) = ready.popFirst() else { return }
+        running = true
         let api = self.api
         let session = self.session
         let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
@@ -228,7 +240,11 @@ final class ChannelManagementHandler: ChannelInboundHandler {
         let eventLoop = context.eventLoop
         Task {
             let response = await api.handle(call, session: session)
-            eventLoop.execute { handler.value.answer(stream, response, context: contextBound.value) }
+            eventLoop.execute {
+                handler.value.running = false
+                handler.value.answer(stream, response, context: contextBound.value)
+                handler.value.runNext(context: contextBound.value)
+            }
         }
     }
 
