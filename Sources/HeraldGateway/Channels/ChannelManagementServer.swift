@@ -70,7 +70,7 @@ private final class OpenChannels: Sendable {
 /// One connection of the channel management API: frames in, each stream's request gathered and handed to
 /// ``ChannelManagementAPI``, its answer written when it comes. A low-volume API: no batching, one write per answer.
 /// As on the provider port, a connection that has sent no frame `handshake` after its accept is closed, and one with
-/// no traffic for `idle` gets GOAWAY `IdleTimeout`.
+/// no traffic either way for `idle` gets GOAWAY `IdleTimeout`.
 final class ChannelManagementHandler: ChannelInboundHandler {
     struct Timeouts {
         var handshake: TimeAmount
@@ -257,6 +257,7 @@ final class ChannelManagementHandler: ChannelInboundHandler {
 
     private func flushOutput(context: ChannelHandlerContext) {
         guard http2.output.readableBytes > 0 else { return }
+        lastTraffic = .now()  // traffic both ways keeps a connection from being idle
         context.writeAndFlush(wrapOutboundOut(http2.output), promise: nil)
         http2.output.clear()
     }
