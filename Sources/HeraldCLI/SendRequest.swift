@@ -39,11 +39,8 @@ struct SendRequest {
             topic = LiveActivityOptions.topic(topic)
             payload = try command.liveActivity.payload(payload, event: event, now: Date())
         }
-        do throws(Rejection) {
-            try PayloadCheck.check(payload, pushType: pushType, limit: broadcast ? BroadcastHead.maximumPayloadSize : nil)
-            if broadcast, (try? JSONValue.parse(payload))?["aps"]?["event"]?.stringValue == "start" {
-                throw Rejection(.badPayload, "a broadcast updates or ends activities; a start goes to a push-to-start token")
-            }
+        do {
+            if broadcast { try PayloadCheck.checkBroadcast(payload) } else { try PayloadCheck.check(payload, pushType: pushType) }
         } catch {
             throw ValidationError("the payload cannot be sent: \(error.detail) (APNs would answer \(error.reason))")
         }

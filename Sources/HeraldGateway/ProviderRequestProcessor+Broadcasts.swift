@@ -45,10 +45,7 @@ extension ProviderRequestProcessor {
                 throw Rejection(.payloadTooLarge, "a broadcast is \(request.bodyLength) bytes; the limit is \(BroadcastHead.maximumPayloadSize)")
             }
             let payload = Data(request.body.readableBytesView)
-            try PayloadCheck.check(payload, pushType: .liveActivity, limit: BroadcastHead.maximumPayloadSize)
-            if (try? JSONValue.parse(payload))?["aps"]?["event"]?.stringValue == "start" {
-                throw Rejection(.badPayload, "a broadcast updates or ends activities; a start goes to a push-to-start token")
-            }
+            try PayloadCheck.checkBroadcast(payload)
             let uniqueID = APNsID.generate()
             let receivedAt = clock.now()
             connection.eventLoop.makeFutureWithTask { () async throws(Rejection) -> UUID in
@@ -74,7 +71,7 @@ extension ProviderRequestProcessor {
         do {
             channel = try await store.channel(id: head.channelID)
         } catch {
-            throw Rejection(error.code == .busy || error.code == .unavailable ? .serviceUnavailable : .internalServerError, "the store")
+            throw .storeFailure(error)
         }
         // APNs has been seen to answer an id it never issued BadChannelId, and a deleted channel ChannelNotRegistered.
         guard let channel else { throw Rejection(.badChannelID, "no channel has this id") }
@@ -93,7 +90,7 @@ extension ProviderRequestProcessor {
         do {
             kept = try await store.keepBroadcast(broadcast)
         } catch {
-            throw Rejection(error.code == .busy || error.code == .unavailable ? .serviceUnavailable : .internalServerError, "the store")
+            throw .storeFailure(error)
         }
         guard kept else { throw Rejection(.channelNotRegistered, "the channel was deleted meanwhile") }
     }

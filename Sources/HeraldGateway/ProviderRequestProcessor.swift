@@ -139,10 +139,7 @@ final class ProviderRequestProcessor: Sendable {
             return ProviderResponse(apnsID: apnsID, rejection: Rejection(.internalServerError, "the store cannot be read"))
         }
         logger.error("store read failed", metadata: ["error": "\(error)"])
-        if let error = error as? StoreError, error.code == .unavailable || error.code == .busy {
-            return ProviderResponse(apnsID: apnsID, rejection: Rejection(.serviceUnavailable, "the store cannot be reached; retry later"))
-        }
-        return ProviderResponse(apnsID: apnsID, rejection: Rejection(.internalServerError, "the store cannot be read"))
+        return ProviderResponse(apnsID: apnsID, rejection: .storeFailure(error))
     }
 
     /// Every rule, in order, using only what is cached or already loaded.

@@ -10,12 +10,25 @@ public enum PayloadCheck {
     /// Checks `body` for `pushType`.
     ///
     /// - Throws: ``Rejection`` with `PayloadEmpty`, `PayloadTooLarge`, `BadPayload` or `InvalidPushType`.
-    /// - Parameter limit: The size limit when it is not the push type's own (a broadcast's is 5,120 bytes).
-    public static func check(_ body: Data, pushType: PushType, limit: Int? = nil) throws(Rejection) {
+    public static func check(_ body: Data, pushType: PushType) throws(Rejection) {
+        try checkFit(try read(body, limit: pushType.maximumPayloadSize, what: "\(pushType)"), pushType: pushType)
+    }
+
+    /// Checks a broadcast's body (iOS 18): at most 5,120 bytes, the Live Activity rules, and no `start` (a broadcast
+    /// updates or ends the activities subscribed to its channel).
+    public static func checkBroadcast(_ body: Data) throws(Rejection) {
+        let aps = try read(body, limit: BroadcastHead.maximumPayloadSize, what: "a broadcast")
+        try checkLiveActivity(aps)
+        if aps?.event == "start" {
+            throw Rejection(.badPayload, "a broadcast updates or ends activities; a start goes to a push-to-start token")
+        }
+    }
+
+    /// The size checks, then the whole payload read and `aps` checked; what was seen of `aps`, nil when there is none.
+    private static func read(_ body: Data, limit: Int, what: String) throws(Rejection) -> APS? {
         if body.isEmpty { throw Rejection(.payloadEmpty, "the request has no body") }
-        let limit = limit ?? pushType.maximumPayloadSize
         if body.count > limit {
-            throw Rejection(.payloadTooLarge, "payload is \(body.count) bytes; the limit for \(pushType) is \(limit)")
+            throw Rejection(.payloadTooLarge, "payload is \(body.count) bytes; the limit for \(what) is \(limit)")
         }
         // The readers below throw a Rejection for a broken rule, or the parser's SyntaxError for what is not JSON.
         let read = body.withUnsafeBytes { bytes in
@@ -25,7 +38,7 @@ public enum PayloadCheck {
             }
         }
         switch read {
-        case .success(let aps): try checkFit(aps, pushType: pushType)
+        case .success(let aps): return aps
         case .failure(let rejection as Rejection): throw rejection
         case .failure: throw Rejection(.badPayload, "payload is not valid JSON")
         }

@@ -176,14 +176,17 @@ import Testing
         try await gateway.stop()
     }
 
-    /// As on the provider port: a connection that sends nothing is closed, and an idle one gets GOAWAY IdleTimeout.
-    @Test func silentAndIdleConnectionsAreClosed() async throws {
-        let gateway = try await TestGateway.start {
-            $0.providerHandshakeTimeout = .milliseconds(300)
-            $0.idleTimeout = .milliseconds(800)
-        }
+    /// As on the provider port: a connection that sends nothing is closed (no HTTP/2 yet: no GOAWAY).
+    @Test func aSilentConnectionIsClosed() async throws {
+        let gateway = try await TestGateway.start { $0.providerHandshakeTimeout = .milliseconds(300) }
         let silent = try await RawTCPConnection.connect(port: gateway.gateway.channelsPort)
         #expect(try await silent.bytesUntilClosed(timeout: .seconds(10)) != nil, "a connection that sent nothing stays open")
+        try await gateway.stop()
+    }
+
+    /// As on the provider port: a connection with no traffic for the idle timeout gets GOAWAY IdleTimeout and closes.
+    @Test func anIdleConnectionGetsGoAwayIdleTimeout() async throws {
+        let gateway = try await TestGateway.start { $0.idleTimeout = .seconds(2) }
         let channels = try await Channels.open(gateway)
         #expect(try await channels.create().status == 201)
         await channels.connection.waitUntilClosed()

@@ -209,13 +209,12 @@ struct ChannelManagementAPI: Sendable {
         return policy
     }
 
-    /// A store call whose failure answers 503 (the store is busy: try again) or 500.
+    /// A store call whose failure answers 503 (the store cannot be reached or is held: try again) or 500.
     private func storeCall<T: Sendable>(_ body: () async throws -> T) async throws(Rejection) -> T {
         do {
             return try await body()
         } catch {
-            let busy = (error as? StoreError)?.code == .busy
-            throw Rejection(busy ? .serviceUnavailable : .internalServerError, "the store: \(error)")
+            throw .storeFailure(error)
         }
     }
 }
