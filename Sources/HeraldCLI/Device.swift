@@ -176,7 +176,7 @@ struct Device: AsyncParsableCommand {
                 case .refused(_, let message, _):
                     outcome.withLock { $0 = .failure(ValidationError(message)) }
                     return false
-                case .connected, .registered, .notification:
+                case .connected, .registered, .notification, .liveActivity:
                     return true
                 }
             }

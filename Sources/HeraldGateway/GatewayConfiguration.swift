@@ -88,6 +88,9 @@ public struct GatewayConfiguration: Sendable {
     public var deviceLinkRequestRate = 4.0
     /// Apps one device may have registered at once; beyond, `register` is answered `TooManyApps`.
     public var deviceAppLimit = 256
+    /// Live Activity tokens one app on one device may hold at once; beyond, `register` is answered `TooManyActivities`.
+    /// iOS keeps a handful of an app's activities alive; a device that never retires its activities' tokens meets this.
+    public var deviceActivityTokenLimit = 16
     /// How long a new link has to answer the challenge before it is closed.
     public var deviceAuthenticationTimeout = TimeAmount.seconds(10)
     /// How long a connection to the device port has, from its accept, to finish TLS and the WebSocket upgrade.

@@ -5,8 +5,10 @@ import NIOCore
 
 /// Broadcasts (iOS 18): `POST /4/broadcasts/apps/BUNDLE` on the provider port, to a channel made with the channel
 /// management API. The rules run in ``BroadcastHead``'s order, then authentication as for notifications, the key's
-/// reach, the payload, and the channel. A channel created with storage policy 1 keeps the broadcast as its latest,
-/// durably before the 200, for devices that subscribe or come back within its expiration (at most 8 hours).
+/// reach, the payload, and the channel. A broadcast is committed as one row through the notification writer, whatever
+/// the number of subscribers, and handed to every subscribed device online (on any node of a cluster); a channel created
+/// with storage policy 1 keeps it as its latest, in the same commit, for devices that subscribe or come back within its
+/// expiration (at most 8 hours).
 extension ProviderRequestProcessor {
     /// How long a channel keeps its latest broadcast at most (Apple: 8 hours, shortened by `apns-expiration`).
     static let broadcastStorageLimit: TimeInterval = 8 * 3600
@@ -46,16 +48,19 @@ extension ProviderRequestProcessor {
             }
             let payload = Data(request.body.readableBytesView)
             try PayloadCheck.checkBroadcast(payload)
-            let uniqueID = APNsID.generate()
             let receivedAt = clock.now()
-            connection.eventLoop.makeFutureWithTask { () async throws(Rejection) -> UUID in
-                try await self.deliver(head, payload: payload, uniqueID: uniqueID, receivedAt: receivedAt)
-                return uniqueID
+            let eventLoop = connection.eventLoop
+            eventLoop.makeFutureWithTask { () async throws(Rejection) -> StoredNotification in
+                try await self.broadcast(head, payload: payload, requestID: requestID, receivedAt: receivedAt)
             }.assumeIsolated().whenComplete { result in
                 switch result {
-                case .success(let uniqueID):
-                    let development = self.configuration.environment == .development
-                    finish(ProviderResponse(apnsID: requestID, uniqueID: development ? uniqueID : nil, answersBroadcast: true))
+                case .success(let broadcast):
+                    let uniqueID = self.configuration.environment == .development ? broadcast.uniqueID : nil
+                    self.writer.submit(broadcast, on: eventLoop) { failure in
+                        finish(
+                            ProviderResponse(
+                                apnsID: requestID, uniqueID: failure == nil ? uniqueID : nil, rejection: failure, answersBroadcast: true))
+                    }
                 case .failure(let error as Rejection): refuse(error)
                 case .failure: refuse(Rejection(.internalServerError, "the broadcast could not be handled"))
                 }
@@ -65,8 +70,9 @@ extension ProviderRequestProcessor {
         }
     }
 
-    /// The channel's checks and, under storage policy 1 with an expiration ahead, the broadcast kept as its latest.
-    private func deliver(_ head: BroadcastHead, payload: Data, uniqueID: UUID, receivedAt: Date) async throws(Rejection) {
+    /// The channel's checks, then the broadcast as the one row every subscribed device is handed (``DeviceHub``), kept
+    /// as the channel's latest under storage policy 1 with an expiration ahead.
+    private func broadcast(_ head: BroadcastHead, payload: Data, requestID: UUID, receivedAt: Date) async throws(Rejection) -> StoredNotification {
         let channel: BroadcastChannel?
         do {
             channel = try await store.channel(id: head.channelID)
@@ -74,7 +80,9 @@ extension ProviderRequestProcessor {
             throw .storeFailure(error)
         }
         // APNs has been seen to answer an id it never issued BadChannelId, and a deleted channel ChannelNotRegistered.
-        guard let channel else { throw Rejection(.badChannelID, "no channel has this id") }
+        guard let channel, let channelToken = BroadcastChannel.token(forChannel: channel.id) else {
+            throw Rejection(.badChannelID, "no channel has this id")
+        }
         guard channel.deletedAt == nil, channel.bundleID == head.bundleID, channel.environment == configuration.environment else {
             throw Rejection(.channelNotRegistered, "the channel was deleted, or is another app's or environment's")
         }
@@ -82,16 +90,11 @@ extension ProviderRequestProcessor {
             throw Rejection(.badExpirationDate, "a channel that stores no message takes apns-expiration 0 only")
         }
         let expiresAt = min(Date(timeIntervalSince1970: TimeInterval(head.expiration)), receivedAt.addingTimeInterval(Self.broadcastStorageLimit))
-        guard channel.storagePolicy == .mostRecentMessageStored, expiresAt > receivedAt else { return }
-        let broadcast = ChannelBroadcast(
-            channelID: channel.id, uniqueID: uniqueID, payload: payload, priority: head.priority.rawValue, expiresAt: expiresAt,
-            receivedAt: receivedAt)
-        let kept: Bool
-        do {
-            kept = try await store.keepBroadcast(broadcast)
-        } catch {
-            throw .storeFailure(error)
-        }
-        guard kept else { throw Rejection(.channelNotRegistered, "the channel was deleted meanwhile") }
+        let kept = channel.storagePolicy == .mostRecentMessageStored && expiresAt > receivedAt
+        return StoredNotification(
+            apnsID: requestID, uniqueID: APNsID.generate(), deviceToken: channelToken, bundleID: head.bundleID,
+            topic: head.bundleID + PushType.liveActivity.topicSuffix, pushType: .liveActivity, priority: head.priority,
+            expiration: head.expiration, collapseID: nil, payload: payload, receivedAt: receivedAt, channelID: channel.id,
+            keptUntil: kept ? expiresAt : nil)
     }
 }

@@ -51,7 +51,7 @@ final class ProviderRequestProcessor: Sendable {
     let store: any Store
     private let verifier: TokenVerifier
     private let rateLimiter: DeviceRateLimiter
-    private let writer: NotificationWriter
+    let writer: NotificationWriter
     private let hub: DeviceHub
     let clock: any WallClock
     private let metrics: GatewayMetrics
@@ -283,6 +283,11 @@ final class ProviderRequestProcessor: Sendable {
         // whether it was (comparing with a concatenation cost a string per notification).
         guard device.topic == bundleID, topic.utf8.count == bundleID.utf8.count + pushType.topicSuffix.utf8.count else {
             throw Rejection(.deviceTokenNotForTopic, "the device token belongs to another app")
+        }
+        // A push-to-start or activity token is the `BUNDLE.push-type.liveactivity` topic's. A `liveactivity` push to
+        // the app's own token is accepted, as APNs accepts it, and the device drops it (docs/provider-api.md).
+        if device.kind.isLiveActivity, pushType != .liveActivity {
+            throw Rejection(.deviceTokenNotForTopic, "a Live Activity token takes liveactivity pushes only")
         }
         guard rateLimiter.admit(token) else {
             throw Rejection(.tooManyRequests, "too many notifications for one device token")

@@ -105,8 +105,25 @@ public final class TestDevice: Sendable {
     /// Registers `topic` and returns the token.
     public func register(_ topic: String) async throws -> String {
         send(.register(topic: topic))
-        guard case .registered(_, let token)? = try await next() else { throw TestDeviceError("no registered for \(topic)") }
+        guard case .registered(_, let token, _, _)? = try await next() else { throw TestDeviceError("no registered for \(topic)") }
         return token
+    }
+
+    /// Registers the push-to-start token (`kind` `.pushToStart`) or an activity's token of `topic` and returns it.
+    public func register(_ topic: String, kind: TokenKind, activityID: String? = nil) async throws -> String {
+        send(.register(topic: topic, kind: kind, activityID: activityID))
+        guard case .registered(_, let token, kind, activityID)? = try await next() else {
+            throw TestDeviceError("no registered for the \(kind.rawValue) token of \(topic)")
+        }
+        return token
+    }
+
+    /// Subscribes to the channel of `topic`; fails unless the gateway answers `subscribed`.
+    public func subscribe(_ topic: String, channelID: String) async throws {
+        send(.subscribe(topic: topic, channelID: channelID))
+        guard case .subscribed(topic, channelID)? = try await next() else {
+            throw TestDeviceError("no subscribed for channel \(channelID)")
+        }
     }
 
     /// The next notification; fails if something else (or nothing) comes.

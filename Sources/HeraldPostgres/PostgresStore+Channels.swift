@@ -55,36 +55,24 @@ extension PostgresStore {
 }
 
 extension PostgresStore {
-    public func keepBroadcast(_ broadcast: ChannelBroadcast) async throws(StoreError) -> Bool {
-        try await rows(
-            "keep a broadcast of a channel",
-            """
-            INSERT INTO channel_broadcast (channel_id, unique_id, payload, priority, expires_at, received_at)
-            SELECT $1, $2, $3, $4, $5, $6 FROM broadcast_channel WHERE id = $1 AND deleted_at IS NULL
-            ON CONFLICT (channel_id) DO UPDATE SET unique_id = excluded.unique_id, payload = excluded.payload,
-                priority = excluded.priority, expires_at = excluded.expires_at, received_at = excluded.received_at
-            RETURNING channel_id
-            """,
-            PostgresBindings(
-                broadcast.channelID, ByteBuffer(bytes: broadcast.uniqueID.bytes), ByteBuffer(bytes: broadcast.payload),
-                Int16(clamping: broadcast.priority),
-                broadcast.expiresAt.timeIntervalSince1970, broadcast.receivedAt.timeIntervalSince1970)
-        ) { row in try row.next(String.self) }.isEmpty == false
-    }
-
     public func latestBroadcast(channelID: String) async throws(StoreError) -> ChannelBroadcast? {
         try await rows(
             "read a channel's broadcast",
-            "SELECT channel_id, unique_id, payload, priority, expires_at, received_at FROM channel_broadcast WHERE channel_id = $1",
+            """
+            SELECT channel_id, notification_id, unique_id, payload, priority, expires_at, received_at FROM channel_broadcast
+            WHERE channel_id = $1
+            """,
             PostgresBindings(channelID)
         ) { row in
             let channelID = try row.next(String.self)
+            let notificationID = try row.next(Int64?.self)
             guard let uniqueID = UUID(bytes: try row.next(Data.self)) else {
                 throw StoreError(.corrupt, "a channel's broadcast has a malformed id")
             }
             return ChannelBroadcast(
-                channelID: channelID, uniqueID: uniqueID, payload: try row.next(Data.self), priority: Int(try row.next(Int16.self)),
-                expiresAt: Date(timeIntervalSince1970: try row.next(Double.self)), receivedAt: Date(timeIntervalSince1970: try row.next(Double.self)))
+                channelID: channelID, notificationID: notificationID, uniqueID: uniqueID, payload: try row.next(Data.self),
+                priority: Int(try row.next(Int16.self)), expiresAt: Date(timeIntervalSince1970: try row.next(Double.self)),
+                receivedAt: Date(timeIntervalSince1970: try row.next(Double.self)))
         }.first
     }
 }

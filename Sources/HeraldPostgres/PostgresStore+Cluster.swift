@@ -11,7 +11,7 @@ extension PostgresStore {
             "read notifications \(ids.lowerBound)–\(ids.upperBound)",
             """
             SELECT \(Self.notificationColumns) FROM notification
-            WHERE id BETWEEN $1 AND $2 AND (NOT $3 OR (state = 'pending' AND device_id IS NOT NULL))
+            WHERE id BETWEEN $1 AND $2 AND (NOT $3 OR (state = 'pending' AND (device_id IS NOT NULL OR channel_id IS NOT NULL)))
             ORDER BY id
             """,
             PostgresBindings(ids.lowerBound, ids.upperBound, pendingOnly), Self.notification(from:))

@@ -9,13 +9,15 @@ extension PostgresStore {
         try await execute(
             "save a device",
             """
-            INSERT INTO device (token, topic, environment, created_at, retired_at, retirement, owner) VALUES ($1, $2, $3, $4, $5, $6, $7)
+            INSERT INTO device (token, topic, environment, created_at, retired_at, retirement, owner, kind, activity_id)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
             ON CONFLICT (token) DO UPDATE SET topic = excluded.topic, environment = excluded.environment,
-                created_at = excluded.created_at, retired_at = excluded.retired_at, retirement = excluded.retirement, owner = excluded.owner
+                created_at = excluded.created_at, retired_at = excluded.retired_at, retirement = excluded.retirement, owner = excluded.owner,
+                kind = excluded.kind, activity_id = excluded.activity_id
             """,
             PostgresBindings(
                 device.token.hex, device.topic, device.environment.rawValue, device.createdAt.timeIntervalSince1970,
-                device.retiredAt?.timeIntervalSince1970, device.retirement?.rawValue, device.owner))
+                device.retiredAt?.timeIntervalSince1970, device.retirement?.rawValue, device.owner, device.kind.rawValue, device.activityID))
     }
 
     public func device(_ token: DeviceToken) async throws(StoreError) -> DeviceRecord? {
@@ -25,26 +27,33 @@ extension PostgresStore {
 
     public func devices(owner: String) async throws(StoreError) -> [DeviceRecord] {
         try await rows(
-            "read a device's apps", "SELECT \(Self.deviceColumns) FROM device WHERE owner = $1 AND retired_at IS NULL ORDER BY topic",
+            "read a device's apps", "SELECT \(Self.deviceColumns) FROM device WHERE owner = $1 AND retired_at IS NULL ORDER BY topic, kind, activity_id",
             PostgresBindings(owner), Self.device(from:))
     }
 
-    /// The live token, or a new one. Two nodes registering the same app of the same device at once get the same token:
-    /// the index `device_live_registration` admits one live token per app per device, and the one that loses the race
-    /// reads the winner's.
-    public func register(owner: String, bundleID: String, environment: APNsEnvironment, at date: Date) async throws(StoreError) -> DeviceRecord {
-        let live = PostgresBindings(owner, bundleID, environment.rawValue)
-        let select = "SELECT \(Self.deviceColumns) FROM device WHERE owner = $1 AND topic = $2 AND environment = $3 AND retired_at IS NULL"
+    /// The live token, or a new one. Two nodes registering the same token of the same device at once get the same one:
+    /// the index `device_live_registration` admits one live token per app, kind and activity per device, and the one
+    /// that loses the race reads the winner's.
+    public func register(
+        owner: String, bundleID: String, environment: APNsEnvironment, kind: TokenKind, activityID: String?, at date: Date
+    ) async throws(StoreError) -> DeviceRecord {
+        let live = PostgresBindings(owner, bundleID, environment.rawValue, kind.rawValue, activityID ?? "")
+        let select = """
+            SELECT \(Self.deviceColumns) FROM device WHERE owner = $1 AND topic = $2 AND environment = $3 AND retired_at IS NULL
+                AND kind = $4 AND coalesce(activity_id, '') = $5
+            """
         if let existing = try await rows("register \(bundleID)", select, live, Self.device(from:)).first { return existing }
         let device = DeviceRecord(token: .random(), topic: bundleID, environment: environment, createdAt: date, owner: owner)
         let inserted = try await rows(
             "register \(bundleID)",
             """
-            INSERT INTO device (token, topic, environment, created_at, owner) VALUES ($1, $2, $3, $4, $5)
-            ON CONFLICT (owner, topic, environment) WHERE owner IS NOT NULL AND retired_at IS NULL DO NOTHING
+            INSERT INTO device (token, topic, environment, created_at, owner, kind, activity_id) VALUES ($1, $2, $3, $4, $5, $6, $7)
+            ON CONFLICT (owner, topic, environment, kind, (coalesce(activity_id, ''))) WHERE owner IS NOT NULL AND retired_at IS NULL
+            DO NOTHING
             RETURNING \(Self.deviceColumns)
             """,
-            PostgresBindings(device.token.hex, bundleID, environment.rawValue, date.timeIntervalSince1970, owner), Self.device(from:))
+            PostgresBindings(device.token.hex, bundleID, environment.rawValue, date.timeIntervalSince1970, owner, kind.rawValue, activityID),
+            Self.device(from:))
         if let inserted = inserted.first { return inserted }
         guard let winner = try await rows("register \(bundleID)", select, live, Self.device(from:)).first else {
             throw StoreError(.conflict, "cannot register \(bundleID): another registration took its place and was retired at once")
@@ -77,7 +86,7 @@ extension PostgresStore {
             .first ?? 0
     }
 
-    static let deviceColumns = "token, topic, environment, created_at, retired_at, retirement, owner"
+    static let deviceColumns = "token, topic, environment, created_at, retired_at, retirement, owner, kind, activity_id"
 
     private static func device(from row: inout RowReader) throws -> DeviceRecord {
         guard let token = DeviceToken(hex: try row.next(String.self)) else { throw StoreError(.corrupt, "a device row cannot be read") }
@@ -88,7 +97,13 @@ extension PostgresStore {
         return DeviceRecord(
             token: token, topic: topic, environment: environment, createdAt: Date(timeIntervalSince1970: try row.next()),
             retiredAt: try row.next(Double?.self).map(Date.init(timeIntervalSince1970:)),
-            retirement: try row.next(String?.self).flatMap(DeviceRecord.Retirement.init(rawValue:)), owner: try row.next())
+            retirement: try row.next(String?.self).flatMap(DeviceRecord.Retirement.init(rawValue:)), owner: try row.next(),
+            kind: try kind(row.next(String.self)), activityID: try row.next())
+    }
+
+    private static func kind(_ name: String) throws(StoreError) -> TokenKind {
+        guard let kind = TokenKind(rawValue: name) else { throw StoreError(.corrupt, "a device row has an unknown token kind") }
+        return kind
     }
 
     public func saveLinkedDevice(_ device: LinkedDevice) async throws(StoreError) {
@@ -133,7 +148,8 @@ extension PostgresStore {
             """
             SELECT names.bundle_id, app.policy, app.cap,
                    (SELECT count(*) FROM device
-                    WHERE device.topic = names.bundle_id AND device.owner IS NOT NULL AND device.retired_at IS NULL) AS devices
+                    WHERE device.topic = names.bundle_id AND device.owner IS NOT NULL AND device.retired_at IS NULL
+                        AND device.kind = 'app') AS devices
             FROM (SELECT bundle_id FROM app UNION SELECT topic FROM device WHERE owner IS NOT NULL) AS names
             LEFT JOIN app ON app.bundle_id = names.bundle_id
             ORDER BY names.bundle_id

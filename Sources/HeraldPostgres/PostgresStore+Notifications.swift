@@ -15,9 +15,12 @@ extension PostgresStore {
             admitted.delivery = notification.admission
             return admitted
         }
+        // A batch with broadcasts goes through the function that also writes their channels (schema version 5).
+        let hasBroadcasts = admitted.contains { $0.channelID != nil }
         let returned =
             try await rows(
-                "store \(batch.count) notifications", Self.insert, Self.insertBindings(admitted, node: nodeID)
+                "store \(batch.count) notifications", hasBroadcasts ? Self.insertWithBroadcasts : Self.insert,
+                Self.insertBindings(admitted, node: nodeID, withBroadcasts: hasBroadcasts)
             ) { row in try row.next([Int64].self) }.first ?? []
         guard let first = returned.first else { throw StoreError(.corrupt, "storing \(batch.count) notifications returned no id") }
         // Kept as for an offline device, but the device is linked to another node: pushed, as to an online device.
@@ -37,10 +40,14 @@ extension PostgresStore {
         SELECT herald_insert_notifications($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
         """
 
+    static let insertWithBroadcasts = """
+        SELECT herald_insert_broadcasts($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
+        """
+
     /// The batch as one array per column (the function's arguments, in order).
-    private static func insertBindings(_ batch: [StoredNotification], node: String) -> PostgresBindings {
+    private static func insertBindings(_ batch: [StoredNotification], node: String, withBroadcasts: Bool) -> PostgresBindings {
         func column<Value>(_ value: (StoredNotification) -> Value) -> [Value] { batch.map(value) }
-        return PostgresBindings(
+        var bindings = PostgresBindings(
             node,
             ArrayParameter.bytea(column { $0.apnsID.bytes }),
             ArrayParameter.bytea(column { $0.uniqueID.bytes }),
@@ -61,6 +68,11 @@ extension PostgresStore {
             ArrayParameter.float8(column { $0.delivery.discardedAt?.timeIntervalSince1970 }),
             ArrayParameter.text(column { $0.delivery.discardReason?.rawValue })
         )
+        if withBroadcasts {
+            bindings.append(ArrayParameter.text(column(\.channelID)))
+            bindings.append(ArrayParameter.float8(column { $0.keptUntil?.timeIntervalSince1970 }))
+        }
+        return bindings
     }
 
     public func pendingNotifications(deviceID: String, after id: Int64, limit: Int) async throws(StoreError) -> [StoredNotification] {
@@ -139,7 +151,7 @@ extension PostgresStore {
     static let notificationColumns = """
         id, apns_id, unique_id, device_token, device_id, bundle_id, topic, push_type, priority, expiration, collapse_id, payload, \
         received_at, offline_policy, offline_cap, state, stored_at, delivered_at, discarded_at, discard_reason, response_action, \
-        response_text, responded_at
+        response_text, responded_at, channel_id
         """
 
     static func notification(from row: inout RowReader) throws -> StoredNotification {
@@ -163,6 +175,7 @@ extension PostgresStore {
         return StoredNotification(
             id: id, apnsID: apnsID, uniqueID: uniqueID, deviceToken: token, deviceID: deviceID, bundleID: bundleID, topic: topic,
             pushType: pushType, priority: priority, expiration: expiration, collapseID: collapseID, payload: payload, receivedAt: receivedAt,
-            offlinePolicy: policyKind.map { StoragePolicy(kind: $0, cap: Int(cap ?? 1)) }, delivery: delivery, response: response)
+            offlinePolicy: policyKind.map { StoragePolicy(kind: $0, cap: Int(cap ?? 1)) }, delivery: delivery, response: response,
+            channelID: try row.next(String?.self))
     }
 }

@@ -38,6 +38,8 @@ public struct BroadcastChannel: Sendable, Hashable {
 /// A broadcast a channel keeps for devices that come back (storage policy 1): the channel's latest, until it expires.
 public struct ChannelBroadcast: Sendable, Hashable {
     public var channelID: String
+    /// The broadcast's row (``StoredNotification/id``); nil for one kept before broadcasts had rows.
+    public var notificationID: Int64?
     /// The key of the delivery log (`apns-unique-id`).
     public var uniqueID: UUID
     public var payload: Data
@@ -46,12 +48,24 @@ public struct ChannelBroadcast: Sendable, Hashable {
     public var expiresAt: Date
     public var receivedAt: Date
 
-    public init(channelID: String, uniqueID: UUID, payload: Data, priority: Int, expiresAt: Date, receivedAt: Date) {
+    public init(
+        channelID: String, notificationID: Int64? = nil, uniqueID: UUID, payload: Data, priority: Int, expiresAt: Date, receivedAt: Date
+    ) {
         self.channelID = channelID
+        self.notificationID = notificationID
         self.uniqueID = uniqueID
         self.payload = payload
         self.priority = priority
         self.expiresAt = expiresAt
         self.receivedAt = receivedAt
+    }
+}
+
+extension BroadcastChannel {
+    /// The device token a broadcast's row carries: the channel id's 16 bytes (never one of a device's 32), so the delivery
+    /// log can name the channel where it names a device. Nil for an id that is not base64 of 16 bytes.
+    public static func token(forChannel id: String) -> DeviceToken? {
+        guard let bytes = Data(base64Encoded: id), bytes.count == 16 else { return nil }
+        return DeviceToken(bytes: Array(bytes))
     }
 }

@@ -22,6 +22,10 @@ public struct DeviceRecord: Sendable, Hashable {
     /// The linked device (``LinkedDevice/id``) the token belongs to; nil for a virtual device from
     /// `herald tokens issue`, which never comes online.
     public var owner: String?
+    /// The app's own token, its push-to-start token or a Live Activity's token.
+    public var kind: TokenKind
+    /// The Live Activity an ``TokenKind/activity`` token belongs to; nil for the other kinds.
+    public var activityID: String?
 
     public init(
         token: DeviceToken,
@@ -30,7 +34,9 @@ public struct DeviceRecord: Sendable, Hashable {
         createdAt: Date,
         retiredAt: Date? = nil,
         retirement: Retirement? = nil,
-        owner: String? = nil
+        owner: String? = nil,
+        kind: TokenKind = .app,
+        activityID: String? = nil
     ) {
         self.token = token
         self.topic = topic
@@ -39,5 +45,7 @@ public struct DeviceRecord: Sendable, Hashable {
         self.retiredAt = retiredAt
         self.retirement = retirement
         self.owner = owner
+        self.kind = kind
+        self.activityID = activityID
     }
 }

@@ -63,22 +63,19 @@ extension SQLiteStore {
 }
 
 extension SQLiteStore {
-    public func keepBroadcast(_ broadcast: ChannelBroadcast) async throws(StoreError) -> Bool {
-        try await write("keep a broadcast of a channel") { db in
-            let live = try Bool.fetchOne(
-                db, sql: "SELECT 1 FROM broadcast_channel WHERE id = ? AND deleted_at IS NULL", arguments: [broadcast.channelID])
-            guard live == true else { return false }
-            try db.execute(
-                sql: """
-                    INSERT OR REPLACE INTO channel_broadcast (channel_id, unique_id, payload, priority, expires_at, received_at)
-                    VALUES (?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    broadcast.channelID, broadcast.uniqueID.bytes, broadcast.payload, broadcast.priority,
-                    broadcast.expiresAt.timeIntervalSince1970, broadcast.receivedAt.timeIntervalSince1970,
-                ])
-            return true
-        }
+    /// Makes `broadcast` its channel's kept one, in place of the one before, while the channel is live.
+    static func keepBroadcast(_ broadcast: StoredNotification, _ db: Database) throws {
+        guard let channelID = broadcast.channelID, let keptUntil = broadcast.keptUntil else { return }
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO channel_broadcast
+                    (channel_id, notification_id, unique_id, payload, priority, expires_at, received_at)
+                SELECT ?, ?, ?, ?, ?, ?, ? FROM broadcast_channel WHERE id = ? AND deleted_at IS NULL
+                """,
+            arguments: [
+                channelID, broadcast.id, broadcast.uniqueID.bytes, broadcast.payload, broadcast.priority.rawValue,
+                keptUntil.timeIntervalSince1970, broadcast.receivedAt.timeIntervalSince1970, channelID,
+            ])
     }
 
     public func latestBroadcast(channelID: String) async throws(StoreError) -> ChannelBroadcast? {
@@ -88,8 +85,9 @@ extension SQLiteStore {
             }
             guard let uniqueID = UUID(bytes: row["unique_id"]) else { throw StoreError(.corrupt, "a channel's broadcast has a malformed id") }
             return ChannelBroadcast(
-                channelID: row["channel_id"], uniqueID: uniqueID, payload: row["payload"], priority: row["priority"],
-                expiresAt: Date(timeIntervalSince1970: row["expires_at"]), receivedAt: Date(timeIntervalSince1970: row["received_at"]))
+                channelID: row["channel_id"], notificationID: row["notification_id"], uniqueID: uniqueID, payload: row["payload"],
+                priority: row["priority"], expiresAt: Date(timeIntervalSince1970: row["expires_at"]),
+                receivedAt: Date(timeIntervalSince1970: row["received_at"]))
         }
     }
 }

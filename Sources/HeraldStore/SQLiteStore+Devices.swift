@@ -10,12 +10,13 @@ extension SQLiteStore {
     private static func insert(_ device: DeviceRecord, _ db: Database) throws {
         try db.execute(
             sql: """
-                INSERT OR REPLACE INTO device (token, topic, environment, created_at, retired_at, retirement, owner)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
+                INSERT OR REPLACE INTO device (token, topic, environment, created_at, retired_at, retirement, owner, kind, activity_id)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
                 device.token.hex, device.topic, device.environment.rawValue, device.createdAt.timeIntervalSince1970,
-                device.retiredAt?.timeIntervalSince1970, device.retirement?.rawValue, device.owner,
+                device.retiredAt?.timeIntervalSince1970, device.retirement?.rawValue, device.owner, device.kind.rawValue,
+                device.activityID,
             ]
         )
     }
@@ -30,7 +31,7 @@ extension SQLiteStore {
         try await read("read a device's apps") { db in
             try Row.fetchAll(
                 db,
-                sql: "SELECT * FROM device WHERE owner = ? AND retired_at IS NULL ORDER BY topic",
+                sql: "SELECT * FROM device WHERE owner = ? AND retired_at IS NULL ORDER BY topic, kind, activity_id",
                 arguments: [owner]
             ).map(Self.device(from:))
         }
@@ -40,16 +41,23 @@ extension SQLiteStore {
         owner: String,
         bundleID: String,
         environment: APNsEnvironment,
+        kind: TokenKind,
+        activityID: String?,
         at date: Date
     ) async throws(StoreError) -> DeviceRecord {
         try await write("register \(bundleID)") { db in
             let live = try Row.fetchOne(
                 db,
-                sql: "SELECT * FROM device WHERE owner = ? AND topic = ? AND retired_at IS NULL AND environment = ?",
-                arguments: [owner, bundleID, environment.rawValue]
+                sql: """
+                    SELECT * FROM device WHERE owner = ? AND topic = ? AND retired_at IS NULL AND environment = ?
+                        AND kind = ? AND activity_id IS ?
+                    """,
+                arguments: [owner, bundleID, environment.rawValue, kind.rawValue, activityID]
             )
             if let live { return try Self.device(from: live) }
-            let device = DeviceRecord(token: .random(), topic: bundleID, environment: environment, createdAt: date, owner: owner)
+            let device = DeviceRecord(
+                token: .random(), topic: bundleID, environment: environment, createdAt: date, owner: owner, kind: kind,
+                activityID: activityID)
             try Self.insert(device, db)
             return device
         }
@@ -57,7 +65,8 @@ extension SQLiteStore {
 
     static func device(from row: Row) throws -> DeviceRecord {
         guard let token = DeviceToken(hex: row["token"] as String),
-            let environment = APNsEnvironment(rawValue: row["environment"])
+            let environment = APNsEnvironment(rawValue: row["environment"]),
+            let kind = TokenKind(rawValue: row["kind"])
         else { throw StoreError(.corrupt, "a device row cannot be read") }
         return DeviceRecord(
             token: token,
@@ -66,7 +75,9 @@ extension SQLiteStore {
             createdAt: Date(timeIntervalSince1970: row["created_at"]),
             retiredAt: (row["retired_at"] as Double?).map(Date.init(timeIntervalSince1970:)),
             retirement: (row["retirement"] as String?).flatMap(DeviceRecord.Retirement.init(rawValue:)),
-            owner: row["owner"]
+            owner: row["owner"],
+            kind: kind,
+            activityID: row["activity_id"]
         )
     }
 
@@ -159,7 +170,8 @@ extension SQLiteStore {
                 sql: """
                     SELECT names.bundle_id, app.policy, app.cap,
                            (SELECT COUNT(*) FROM device
-                            WHERE device.topic = names.bundle_id AND device.owner IS NOT NULL AND device.retired_at IS NULL) AS devices
+                            WHERE device.topic = names.bundle_id AND device.owner IS NOT NULL AND device.retired_at IS NULL
+                                AND device.kind = 'app') AS devices
                     FROM (SELECT bundle_id FROM app UNION SELECT topic FROM device WHERE owner IS NOT NULL) AS names
                     LEFT JOIN app ON app.bundle_id = names.bundle_id
                     ORDER BY names.bundle_id

@@ -25,8 +25,9 @@ extension SQLiteStore {
             sql: """
                 INSERT INTO notification
                 (apns_id, unique_id, device_token, device_id, bundle_id, topic, push_type, priority, expiration,
-                 collapse_id, payload, received_at, offline_policy, offline_cap, state, stored_at, discarded_at, discard_reason)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                 collapse_id, payload, received_at, offline_policy, offline_cap, state, stored_at, discarded_at, discard_reason,
+                 channel_id)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
         // One copy of each notification, appended: `var committed = batch` would copy the array (the caller still holds
         // it), then each element again to change it.
@@ -53,9 +54,12 @@ extension SQLiteStore {
             try row.bind(notification.delivery.storedAt?.timeIntervalSince1970)
             try row.bind(notification.delivery.discardedAt?.timeIntervalSince1970)
             try row.bind(notification.delivery.discardReason?.rawValue)
+            try row.bind(notification.channelID)
             try row.execute()
             notification.id = db.lastInsertedRowID
-            if notification.delivery.storedAt != nil {
+            if notification.keptUntil != nil {
+                try Self.keepBroadcast(notification, db)
+            } else if notification.delivery.storedAt != nil {
                 try Self.applyOfflinePolicy(to: notification, db)
             }
             committed.append(notification)
@@ -212,7 +216,8 @@ extension SQLiteStore {
                 discardedAt: date("discarded_at"),
                 discardReason: (row["discard_reason"] as String?).map(DiscardReason.init(rawValue:))
             ),
-            response: response
+            response: response,
+            channelID: row["channel_id"]
         )
     }
 }

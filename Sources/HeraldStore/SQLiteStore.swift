@@ -168,6 +168,26 @@ public final class SQLiteStore: Store {
                     );
                     """)
         }
+        migrator.registerMigration("v7: token kinds and channel subscriptions") { db in
+            // Every token before this version is an app's own. A broadcast is one notification row with its channel id;
+            // the channel's kept broadcast points to it.
+            try db.execute(
+                sql: """
+                    ALTER TABLE device ADD COLUMN kind TEXT NOT NULL DEFAULT 'app';
+                    ALTER TABLE device ADD COLUMN activity_id TEXT;
+                    ALTER TABLE notification ADD COLUMN channel_id TEXT;
+                    ALTER TABLE channel_broadcast ADD COLUMN notification_id INTEGER;
+                    CREATE TABLE channel_subscription (
+                        device_id TEXT NOT NULL,
+                        channel_id TEXT NOT NULL,
+                        bundle_id TEXT NOT NULL,
+                        subscribed_at DOUBLE NOT NULL,
+                        delivered_id INTEGER NOT NULL DEFAULT 0,
+                        PRIMARY KEY (device_id, channel_id)
+                    );
+                    CREATE INDEX channel_subscription_channel ON channel_subscription(channel_id);
+                    """)
+        }
         return migrator
     }
 

@@ -15,10 +15,13 @@ public protocol Store: Sendable {
     /// Adds a device token or replaces the one with the same token.
     func saveDevice(_ device: DeviceRecord) async throws(StoreError)
     func device(_ token: DeviceToken) async throws(StoreError) -> DeviceRecord?
-    /// The live (not retired) tokens of a linked device, one per app.
+    /// The live (not retired) tokens of a linked device, of every kind.
     func devices(owner: String) async throws(StoreError) -> [DeviceRecord]
-    /// The live token of `owner` for `bundleID`, created with a new random token if there is none.
-    func register(owner: String, bundleID: String, environment: APNsEnvironment, at date: Date) async throws(StoreError) -> DeviceRecord
+    /// The live token of `owner` for `bundleID` of this kind (and, for an activity token, this activity), created with
+    /// a new random token if there is none.
+    func register(
+        owner: String, bundleID: String, environment: APNsEnvironment, kind: TokenKind, activityID: String?, at date: Date
+    ) async throws(StoreError) -> DeviceRecord
     /// Marks a token as no longer taking pushes and discards what was pending for it (`unregistered`), numbering the
     /// retirement after every earlier one (``retirements(after:limit:)``); false when the token is unknown.
     func retireDevice(_ token: DeviceToken, as retirement: DeviceRecord.Retirement, at date: Date) async throws(StoreError) -> Bool
@@ -48,11 +51,24 @@ public protocol Store: Sendable {
     func channels(bundleID: String, environment: APNsEnvironment) async throws(StoreError) -> [BroadcastChannel]
     /// Marks a live channel deleted at `date`; false when there is no such live channel.
     func deleteChannel(id: String, at date: Date) async throws(StoreError) -> Bool
-    /// Keeps `broadcast` as its channel's latest, in place of the one before; false when the channel is not live.
-    /// Durable when this returns.
-    func keepBroadcast(_ broadcast: ChannelBroadcast) async throws(StoreError) -> Bool
-    /// The channel's latest kept broadcast, expired or not.
+    /// The channel's latest kept broadcast, expired or not: ``insertNotifications(_:)`` keeps a broadcast with a
+    /// ``StoredNotification/keptUntil`` as its channel's latest, in the same transaction, while the channel is live.
     func latestBroadcast(channelID: String) async throws(StoreError) -> ChannelBroadcast?
+
+    /// Adds the subscription, or leaves the one there (with what it was marked delivered).
+    func subscribe(_ subscription: ChannelSubscription) async throws(StoreError)
+    /// False when there was no such subscription.
+    func unsubscribe(deviceID: String, channelID: String) async throws(StoreError) -> Bool
+    /// A device's subscriptions, by channel id.
+    func subscriptions(deviceID: String) async throws(StoreError) -> [ChannelSubscription]
+    /// How many devices take the channel's broadcasts.
+    func subscriberCount(channelID: String) async throws(StoreError) -> Int
+    /// The kept broadcasts (``latestBroadcast(channelID:)``) of the device's live subscribed channels that have not
+    /// expired at `date` and that the device has not acknowledged, as rows, oldest first.
+    func keptBroadcasts(deviceID: String, at date: Date) async throws(StoreError) -> [StoredNotification]
+    /// Marks broadcasts acknowledged on their subscriptions. Need not reach the disk before it returns (as
+    /// ``markDelivered(_:at:)``): a lost mark has a kept broadcast offered again, and the device drops it.
+    func markBroadcastsDelivered(_ deliveries: [BroadcastDelivery]) async throws(StoreError)
 
     /// Commits a batch in one transaction, applying each offline notification's policy (expiration 0,
     /// collapse id, latest, the cap of all) in the same transaction. All are durable when this returns;
@@ -94,6 +110,11 @@ public protocol Store: Sendable {
 
 extension Store {
     public func maintain() async throws(StoreError) {}
+
+    /// The app's own live token, created if there is none.
+    public func register(owner: String, bundleID: String, environment: APNsEnvironment, at date: Date) async throws(StoreError) -> DeviceRecord {
+        try await register(owner: owner, bundleID: bundleID, environment: environment, kind: .app, activityID: nil, at: date)
+    }
 }
 
 /// A failure of the store, converted once at the store boundary.

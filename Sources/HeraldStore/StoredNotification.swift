@@ -29,6 +29,12 @@ public struct StoredNotification: Sendable, Hashable {
     public var delivery: Delivery
     /// What the person did with it on the device, when the device reported it (the browser device does).
     public var response: NotificationResponse?
+    /// The channel of a broadcast: one row for every subscribed device (``deviceID`` is nil, ``deviceToken`` is the
+    /// channel id's 16 bytes).
+    public var channelID: String?
+    /// For a broadcast to a channel that keeps its most recent message: until when it is kept for devices that subscribe
+    /// or come back. Written with the row; not read back (``ChannelBroadcast`` holds it).
+    public var keptUntil: Date?
 
     public init(
         id: Int64? = nil,
@@ -46,7 +52,9 @@ public struct StoredNotification: Sendable, Hashable {
         receivedAt: Date,
         offlinePolicy: StoragePolicy? = nil,
         delivery: Delivery = Delivery(),
-        response: NotificationResponse? = nil
+        response: NotificationResponse? = nil,
+        channelID: String? = nil,
+        keptUntil: Date? = nil
     ) {
         self.id = id
         self.apnsID = apnsID
@@ -64,6 +72,8 @@ public struct StoredNotification: Sendable, Hashable {
         self.offlinePolicy = offlinePolicy
         self.delivery = delivery
         self.response = response
+        self.channelID = channelID
+        self.keptUntil = keptUntil
     }
 
     /// True when `apns-expiration` has passed at `now` (0 counts as passed once it was tried).

@@ -81,8 +81,10 @@ public final class FaultInjectingStore: Store {
         return try await base.device(token)
     }
     public func devices(owner: String) async throws(StoreError) -> [DeviceRecord] { try await base.devices(owner: owner) }
-    public func register(owner: String, bundleID: String, environment: APNsEnvironment, at date: Date) async throws(StoreError) -> DeviceRecord {
-        try await base.register(owner: owner, bundleID: bundleID, environment: environment, at: date)
+    public func register(
+        owner: String, bundleID: String, environment: APNsEnvironment, kind: TokenKind, activityID: String?, at date: Date
+    ) async throws(StoreError) -> DeviceRecord {
+        try await base.register(owner: owner, bundleID: bundleID, environment: environment, kind: kind, activityID: activityID, at: date)
     }
     public func retireDevice(_ token: DeviceToken, as retirement: DeviceRecord.Retirement, at date: Date) async throws(StoreError) -> Bool {
         try await base.retireDevice(token, as: retirement, at: date)
@@ -108,9 +110,22 @@ public final class FaultInjectingStore: Store {
         try await base.channels(bundleID: bundleID, environment: environment)
     }
     public func deleteChannel(id: String, at date: Date) async throws(StoreError) -> Bool { try await base.deleteChannel(id: id, at: date) }
-    public func keepBroadcast(_ broadcast: ChannelBroadcast) async throws(StoreError) -> Bool { try await base.keepBroadcast(broadcast) }
     public func latestBroadcast(channelID: String) async throws(StoreError) -> ChannelBroadcast? {
         try await base.latestBroadcast(channelID: channelID)
+    }
+    public func subscribe(_ subscription: ChannelSubscription) async throws(StoreError) { try await base.subscribe(subscription) }
+    public func unsubscribe(deviceID: String, channelID: String) async throws(StoreError) -> Bool {
+        try await base.unsubscribe(deviceID: deviceID, channelID: channelID)
+    }
+    public func subscriptions(deviceID: String) async throws(StoreError) -> [ChannelSubscription] {
+        try await base.subscriptions(deviceID: deviceID)
+    }
+    public func subscriberCount(channelID: String) async throws(StoreError) -> Int { try await base.subscriberCount(channelID: channelID) }
+    public func keptBroadcasts(deviceID: String, at date: Date) async throws(StoreError) -> [StoredNotification] {
+        try await base.keptBroadcasts(deviceID: deviceID, at: date)
+    }
+    public func markBroadcastsDelivered(_ deliveries: [BroadcastDelivery]) async throws(StoreError) {
+        try await base.markBroadcastsDelivered(deliveries)
     }
     public func pendingNotifications(deviceID: String, after id: Int64, limit: Int) async throws(StoreError) -> [StoredNotification] {
         try await base.pendingNotifications(deviceID: deviceID, after: id, limit: limit)

@@ -15,7 +15,7 @@ import Testing
 public enum StoreConformance {
     public enum Behaviour: String, CaseIterable, Sendable, CustomStringConvertible {
         case keysRoundTrip, devicesRoundTrip, retirements, notificationsRoundTrip, registrations, offlinePolicies, deliveryStates, responses,
-            deliveryLog, broadcastChannels
+            deliveryLog, broadcastChannels, tokenKinds, channelSubscriptions
 
         public var description: String { rawValue }
 
@@ -32,6 +32,8 @@ public enum StoreConformance {
             case .responses: try await StoreConformance.responses(store)
             case .deliveryLog: try await StoreConformance.deliveryLog(store)
             case .broadcastChannels: try await StoreConformance.broadcastChannels(store)
+            case .tokenKinds: try await StoreConformance.tokenKinds(store)
+            case .channelSubscriptions: try await StoreConformance.channelSubscriptions(store)
             }
         }
     }
@@ -67,23 +69,31 @@ public enum StoreConformance {
         #expect(try await store.channels(bundleID: "com.example.a", environment: .development) == [second])
         #expect(try await store.createChannel(third, limit: 2))
 
-        // A live channel keeps its latest broadcast, which the next replaces; a deleted channel keeps none.
+        // A live channel keeps its latest broadcast, in the commit of its row, in place of the one before; a deleted
+        // channel keeps none.
         #expect(try await store.latestBroadcast(channelID: second.id) == nil)
-        let broadcast = ChannelBroadcast(
-            channelID: second.id, uniqueID: UUID(), payload: Data(#"{"aps":{"event":"update"}}"#.utf8), priority: 10,
-            expiresAt: created.addingTimeInterval(3600), receivedAt: created)
-        #expect(try await store.keepBroadcast(broadcast))
-        #expect(try await store.latestBroadcast(channelID: second.id) == broadcast)
-        var next = broadcast
-        next.uniqueID = UUID()
-        next.priority = 5
-        #expect(try await store.keepBroadcast(next))
-        #expect(try await store.latestBroadcast(channelID: second.id) == next)
-        #expect(
-            try await store.keepBroadcast(
-                ChannelBroadcast(
-                    channelID: first.id, uniqueID: UUID(), payload: Data("{}".utf8), priority: 10, expiresAt: created, receivedAt: created)) == false)
+        let kept = try #require(try await store.insertNotifications([broadcast(on: second, at: created, keptFor: 3600)]).first)
+        #expect(kept.channelID == second.id && kept.deviceID == nil)
+        #expect(try await store.notification(id: kept.uniqueID)?.channelID == second.id)
+        let latest = try #require(try await store.latestBroadcast(channelID: second.id))
+        #expect(latest.notificationID == kept.id && latest.uniqueID == kept.uniqueID && latest.payload == kept.payload)
+        #expect(latest.expiresAt == created.addingTimeInterval(3600) && latest.priority == 10)
+        let next = try #require(try await store.insertNotifications([broadcast(on: second, at: created, keptFor: 60)]).first)
+        #expect(try await store.latestBroadcast(channelID: second.id)?.notificationID == next.id)
+        _ = try await store.insertNotifications([broadcast(on: second, at: created, keptFor: nil)])  // not kept: the latest stays
+        #expect(try await store.latestBroadcast(channelID: second.id)?.notificationID == next.id)
+        _ = try await store.insertNotifications([broadcast(on: first, at: created, keptFor: 60)])
         #expect(try await store.latestBroadcast(channelID: first.id) == nil)
+    }
+
+    /// A broadcast's row on `channel`, kept for `keptFor` seconds after `date` when given.
+    static func broadcast(on channel: BroadcastChannel, at date: Date, keptFor: TimeInterval?) -> StoredNotification {
+        StoredNotification(
+            apnsID: UUID(), uniqueID: UUID(), deviceToken: BroadcastChannel.token(forChannel: channel.id)!,  // ids from BroadcastChannel() are well formed
+            bundleID: channel.bundleID, topic: channel.bundleID + ".push-type.liveactivity", pushType: .liveActivity, priority: .immediate,
+            expiration: keptFor.map { Int64(date.timeIntervalSince1970 + $0) } ?? 0, collapseID: nil,
+            payload: Data(#"{"aps":{"event":"update","timestamp":1,"content-state":{}}}"#.utf8), receivedAt: date,
+            channelID: channel.id, keptUntil: keptFor.map { date.addingTimeInterval($0) })
     }
 
     static func keysRoundTrip(_ store: any Store) async throws {

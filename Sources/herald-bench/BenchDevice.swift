@@ -43,7 +43,7 @@ final class GatewayLinkDevice: BenchDevice {
                 switch event {
                 case .registered(_, let deviceToken): self.token.withLock { $0 = deviceToken }
                 case .notification(let notification): onNotification(notification)
-                case .connected, .unregistered, .refused: break
+                case .connected, .unregistered, .refused, .liveActivity: break
                 }
                 return !Task.isCancelled
             }

@@ -189,13 +189,13 @@ final class DeviceLinkClientHandler: ChannelInboundHandler {
             send(.hello(hello), context: context)
         case .welcome:
             send(.register(topic: topic), context: context)
-        case .registered(_, let deviceToken):
+        case .registered(_, let deviceToken, _, _):
             callbacks.registered(deviceToken)
         case .notification(let notification):
             callbacks.notification(notification)
             send(.ack(uniqueID: notification.uniqueID), context: context)
-        case .error(let reason, let text, _):
-            fail("the gateway refused: \(reason) \(text)", context: context)
+        case .error(let refusal):
+            fail("the gateway refused: \(refusal.reason) \(refusal.message)", context: context)
         default:
             fail("the gateway sent an unexpected \(message.typeName)", context: context)
         }

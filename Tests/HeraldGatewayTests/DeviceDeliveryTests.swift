@@ -126,7 +126,7 @@ import Testing
         _ = try await device.notification()
 
         device.send(.unregister(topic: TestGateway.topic))
-        guard case .unregistered(_, let gone)? = try await device.next() else {
+        guard case .unregistered(_, let gone, _, _)? = try await device.next() else {
             Issue.record("no unregistered")
             return
         }
@@ -137,12 +137,12 @@ import Testing
         #expect(response.timestamp != nil)
         // Unregistering an app the device does not have is refused, and the link stays open.
         device.send(.unregister(topic: "com.example.never"))
-        guard case .error(let reason, _, let topic)? = try await device.next() else {
+        guard case .error(let refusal)? = try await device.next() else {
             Issue.record("no error")
             return
         }
-        #expect(reason == "NotRegistered")
-        #expect(topic == "com.example.never")  // the device knows which request it answers
+        #expect(refusal.reason == "NotRegistered")
+        #expect(refusal.topic == "com.example.never")  // the device knows which request it answers
         #expect(try await device.register("com.example.other").count == 64)
         await device.leave()
         try await gateway.stop()

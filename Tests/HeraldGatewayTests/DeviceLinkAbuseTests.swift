@@ -133,9 +133,9 @@ import FoundationNetworking
         for _ in 0..<12 {
             switch try await device.next() {
             case .registered: registered += 1
-            case .error(let reason, let message, let topic):
-                #expect(reason == "TooManyRequests" && message == "a device may make 8 registrations at once and 0.001 a second after that")
-                refused.append(topic ?? "")
+            case .error(let refusal):
+                #expect(refusal.reason == "TooManyRequests" && refusal.message == "a device may make 8 requests at once and 0.001 a second after that")
+                refused.append(refusal.topic ?? "")
             case let other: Issue.record("unexpected \(String(describing: other))")
             }
         }
@@ -181,9 +181,10 @@ import FoundationNetworking
         let device = try await TestDevice.connect(to: gateway)
         let tokens = try await (0..<3).asyncMap { try await device.register("com.example.app\($0)") }
         device.send(.register(topic: "com.example.app3"))
-        guard case .error("TooManyApps", let message, "com.example.app3")? = try await device.next() else {
+        guard case .error(let refusal)? = try await device.next(), refusal.reason == "TooManyApps", refusal.topic == "com.example.app3" else {
             throw RawDeviceLinkError("the fourth app was not refused")
         }
+        let message = refusal.message
         #expect(message == "this device has 3 apps registered, the most a device may have; unregister one first")
         #expect(try await device.register("com.example.app0") == tokens[0])  // one it has: the same token
         device.send(.unregister(topic: "com.example.app1"))

@@ -47,6 +47,9 @@ extension DeviceDaemon {
         case .refused(let reason, let message, let topic):
             registrations.refuse(topic: topic, with: UNError(.notificationsNotAllowed, "the gateway refused: \(reason): \(message)"))
             report(.refused(reason: reason, message: message))
+        case .liveActivity:
+            // The daemon asks for no Live Activity tokens or subscriptions yet (issue 41's device side).
+            return
         case .notification(let notification):
             // Kept before the gateway hears of it: from here on a daemon restart loses nothing.
             let item = NotificationStore.InboxItem(

@@ -17,6 +17,9 @@ package enum GatewayLinkEvent: Sendable {
     case notification(LinkNotification)
     /// The gateway refused a request for `topic` (nil from gateways that do not say); the link stays open.
     case refused(reason: String, message: String, topic: String?)
+    /// An answer about Live Activities: a push-to-start or activity token registered or retired, a channel subscribed
+    /// or unsubscribed, or a refusal of one of those requests.
+    case liveActivity(DeviceLinkMessage)
 }
 
 /// Sends requests on one link connection (until it closes).
@@ -130,16 +133,20 @@ package struct GatewayLink: Sendable {
             }
             while keepGoing, let message = try await next() {
                 switch message {
-                case .registered(let topic, let token):
+                case .registered(let topic, let token, .app, _):
                     keepGoing = try await handler(.registered(topic: topic, deviceToken: token))
-                case .unregistered(let topic, let token):
+                case .unregistered(let topic, let token, .app, _):
                     keepGoing = try await handler(.unregistered(topic: topic, deviceToken: token))
+                case .registered, .unregistered, .subscribed, .unsubscribed:
+                    keepGoing = try await handler(.liveActivity(message))
+                case .error(let refusal) where refusal.kind != nil || refusal.channelID != nil:
+                    keepGoing = try await handler(.liveActivity(message))
                 case .notification(let notification):
                     let first = try await journal?.firstSighting(of: APNsID.format(notification.apnsID)) ?? true
                     keepGoing = first ? try await handler(.notification(notification)) : true
                     try await send(.ack(uniqueID: notification.uniqueID))
-                case .error(let reason, let message, let topic):
-                    keepGoing = try await handler(.refused(reason: reason, message: message, topic: topic))
+                case .error(let refusal):
+                    keepGoing = try await handler(.refused(reason: refusal.reason, message: refusal.message, topic: refusal.topic))
                 default:
                     throw GatewayLinkClosed(description: "the gateway sent an unexpected \(message.typeName)")
                 }

@@ -12,10 +12,11 @@ import Synchronization
 final class DeliveryRecorder: Service, Sendable {
     private struct State {
         var delivered: [Int64] = []
+        var broadcasts: [BroadcastDelivery] = []
         var discarded: [DiscardReason: [Int64]] = [:]
         var waiter: CheckedContinuation<Void, Never>?
         var closing = false
-        var isEmpty: Bool { delivered.isEmpty && discarded.isEmpty }
+        var isEmpty: Bool { delivered.isEmpty && broadcasts.isEmpty && discarded.isEmpty }
     }
 
     private let state = Mutex(State())
@@ -38,6 +39,10 @@ final class DeliveryRecorder: Service, Sendable {
         enqueue { $0.delivered.append(id) }
     }
 
+    func broadcastDelivered(_ delivery: BroadcastDelivery) {
+        enqueue { $0.broadcasts.append(delivery) }
+    }
+
     func discarded(_ ids: [Int64], reason: DiscardReason) {
         guard !ids.isEmpty else { return }
         enqueue { $0.discarded[reason, default: []].append(contentsOf: ids) }
@@ -55,9 +60,9 @@ final class DeliveryRecorder: Service, Sendable {
     func run() async throws {
         await withTaskCancellationHandler {
             await withGracefulShutdownHandler {
-                while let (delivered, discarded) = await take() {
+                while let marks = await take() {
                     let started = ContinuousClock.now
-                    await write(delivered: delivered, discarded: discarded)
+                    await write(marks)
                     if !state.withLock({ $0.closing }) { try? await Task.sleep(until: started + interval) }
                 }
             } onGracefulShutdown: {
@@ -72,15 +77,23 @@ final class DeliveryRecorder: Service, Sendable {
         enqueue { $0.closing = true }
     }
 
-    private func take() async -> ([Int64], [DiscardReason: [Int64]])? {
+    /// What one beat writes.
+    private struct Marks {
+        var delivered: [Int64]
+        var broadcasts: [BroadcastDelivery]
+        var discarded: [DiscardReason: [Int64]]
+    }
+
+    private func take() async -> Marks? {
         while true {
-            let taken: ([Int64], [DiscardReason: [Int64]])?? = state.withLock { state in
+            let taken: Marks?? = state.withLock { state in
                 if state.isEmpty { return state.closing ? .some(nil) : nil }
                 defer {
                     state.delivered = []
+                    state.broadcasts = []
                     state.discarded = [:]
                 }
-                return (state.delivered, state.discarded)
+                return Marks(delivered: state.delivered, broadcasts: state.broadcasts, discarded: state.discarded)
             }
             if let taken { return taken }
             await withCheckedContinuation { continuation in
@@ -94,18 +107,19 @@ final class DeliveryRecorder: Service, Sendable {
         }
     }
 
-    private func write(delivered: [Int64], discarded: [DiscardReason: [Int64]]) async {
+    private func write(_ marks: Marks) async {
         let now = clock.now()
         do {
-            try await store.markDelivered(delivered, at: now)
-            for (reason, ids) in discarded {
+            try await store.markDelivered(marks.delivered, at: now)
+            try await store.markBroadcastsDelivered(marks.broadcasts)
+            for (reason, ids) in marks.discarded {
                 try await store.discardNotifications(ids, reason: reason, at: now)
             }
             faults.succeeded()
         } catch {
             // The marks are lost, not the notifications: they stay pending, are resent on the next link, and the
             // device drops what it already has.
-            faults.failed(error, refused: delivered.count + discarded.values.reduce(0) { $0 + $1.count })
+            faults.failed(error, refused: marks.delivered.count + marks.broadcasts.count + marks.discarded.values.reduce(0) { $0 + $1.count })
         }
     }
 }

@@ -5,6 +5,8 @@ import Synchronization
 /// The devices online on this gateway, one link each, and the hand-off of committed notifications to them.
 public final class DeviceHub: Sendable {
     private let links = Mutex<[String: DeviceLink]>([:])
+    /// The devices linked here that take each channel's broadcasts, by channel id.
+    private let subscribers = Mutex<[String: Set<String>]>([:])
     /// Tokens whose device asked to unregister them over its link and had its answer: not told again.
     private let answeredRetirements = Mutex<Set<DeviceToken>>([])
     /// Where devices coming and going are noted for the rest of a cluster.
@@ -14,22 +16,51 @@ public final class DeviceHub: Sendable {
         self.changes = changes
     }
 
-    /// Makes `link` the device's link; returns the one it replaces (a device holds one link at a time).
-    func attach(_ link: DeviceLink) -> DeviceLink? {
-        links.withLock { links in
+    /// Makes `link` the device's link, taking the broadcasts of `channels`; returns the one it replaces (a device holds
+    /// one link at a time).
+    func attach(_ link: DeviceLink, channels: Set<String> = []) -> DeviceLink? {
+        subscribers.withLock { subscribers in
+            for channel in channels { subscribers[channel, default: []].insert(link.deviceID) }
+        }
+        return links.withLock { links in
             defer { links[link.deviceID] = link }
             changes?.note(link.deviceID, linked: true)  // under the lock: noted in the order the hub changed
             return links[link.deviceID]
         }
     }
 
-    /// Forgets `link` if it is still the device's current one.
+    /// Forgets `link` if it is still the device's current one, with its subscriptions.
     func detach(_ link: DeviceLink) {
-        links.withLock { links in
-            guard links[link.deviceID] === link else { return }
+        let detached = links.withLock { links in
+            guard links[link.deviceID] === link else { return false }
             links[link.deviceID] = nil
             changes?.note(link.deviceID, linked: false)
+            return true
         }
+        guard detached else { return }
+        subscribers.withLock { subscribers in
+            for (channel, devices) in subscribers where devices.contains(link.deviceID) {
+                subscribers[channel]?.remove(link.deviceID)
+                if subscribers[channel]?.isEmpty == true { subscribers[channel] = nil }
+            }
+        }
+    }
+
+    /// The device takes the channel's broadcasts from now on.
+    func subscribed(deviceID: String, channelID: String) {
+        subscribers.withLock { _ = $0[channelID, default: []].insert(deviceID) }
+    }
+
+    func unsubscribed(deviceID: String, channelID: String) {
+        subscribers.withLock { subscribers in
+            subscribers[channelID]?.remove(deviceID)
+            if subscribers[channelID]?.isEmpty == true { subscribers[channelID] = nil }
+        }
+    }
+
+    /// The device's link, when it is linked here.
+    func link(_ deviceID: String) -> DeviceLink? {
+        links.withLock { $0[deviceID] }
     }
 
     func isOnline(_ deviceID: String) -> Bool {
@@ -40,18 +71,32 @@ public final class DeviceHub: Sendable {
 
     var hasLinks: Bool { links.withLock { !$0.isEmpty } }
 
-    /// Hands each pending notification whose device is online to its link, in commit order.
+    /// Hands each pending notification whose device is online to its link, and each broadcast to the link of every
+    /// device here that takes its channel, in commit order.
     func committed(_ notifications: [StoredNotification]) {
         var byLink: [(DeviceLink, StoredNotification)] = []
+        var broadcasts: [Int] = []
         links.withLock { links in
             // By index: `for notification in notifications` would copy every one, even those it skips.
             for index in notifications.indices where notifications[index].delivery.state == .pending {
                 if let deviceID = notifications[index].deviceID, let link = links[deviceID] {
                     byLink.append((link, notifications[index]))
+                } else if notifications[index].channelID != nil {
+                    broadcasts.append(index)
                 }
             }
         }
         for (link, notification) in byLink { link.offer(notification) }
+        for index in broadcasts { fanOut(notifications[index]) }
+    }
+
+    /// Offers a broadcast to the link of every device here subscribed to its channel.
+    private func fanOut(_ broadcast: StoredNotification) {
+        guard let channelID = broadcast.channelID else { return }
+        let devices = subscribers.withLock { $0[channelID] ?? [] }
+        guard !devices.isEmpty else { return }
+        let targets = links.withLock { links in devices.compactMap { links[$0] } }
+        for link in targets { link.offerBroadcast(broadcast) }
     }
 
     /// Notes that the device that holds `token` asked for its retirement and is answered (`unregistered`), or, with
@@ -66,7 +111,7 @@ public final class DeviceHub: Sendable {
         guard answeredRetirements.withLock({ $0.remove(device.token) }) == nil, let owner = device.owner,
             let link = links.withLock({ $0[owner] })
         else { return }
-        link.tell(.unregistered(topic: device.topic, deviceToken: device.token.hex))
+        link.tell(.unregistered(topic: device.topic, deviceToken: device.token.hex, kind: device.kind, activityID: device.activityID))
     }
 
     /// Has every link read what is pending for it from the store again: commits went by that it was not offered.

@@ -32,9 +32,20 @@ final class DeviceLink: Sendable {
         case ended
     }
 
+    /// What a device acknowledged.
+    enum Acknowledged: Equatable {
+        /// One of its own notifications, by store id.
+        case notification(Int64)
+        /// A broadcast on one of its channels (the row is every subscriber's).
+        case broadcast(BroadcastDelivery)
+    }
+
     fileprivate struct State {
         var notices: [DeviceLinkMessage] = []
         var inFlight: [UUID: Int64] = [:]
+        /// Broadcasts sent and not yet acknowledged, by unique id: outside the window and the cursor (they are no
+        /// device's pending rows), at most ``DeviceLink/window`` of them.
+        var broadcastsInFlight: [UUID: BroadcastDelivery] = [:]
         var outbox: [StoredNotification] = []
         /// The highest id handed to the sender; everything pending at or below it is in flight or done.
         var cursor: Int64 = 0
@@ -81,6 +92,22 @@ final class DeviceLink: Sendable {
         if wakeNow { wake() }
     }
 
+    /// A broadcast on a channel the device takes, committed now or kept for it: sent at once, whatever the backlog of
+    /// its own notifications. Dropped when the device has a window's worth of broadcasts unacknowledged, or already has
+    /// this one in flight.
+    func offerBroadcast(_ broadcast: StoredNotification) {
+        guard let id = broadcast.id, let channelID = broadcast.channelID else { return }
+        let wakeNow = state.withLock { state in
+            guard !state.closed, state.broadcastsInFlight.count < window, state.broadcastsInFlight[broadcast.uniqueID] == nil else {
+                return false
+            }
+            state.broadcastsInFlight[broadcast.uniqueID] = BroadcastDelivery(deviceID: deviceID, channelID: channelID, notificationID: id)
+            state.outbox.append(broadcast)
+            return state.wakeOnce()
+        }
+        if wakeNow { wake() }
+    }
+
     /// Sends `message` to the device on the gateway's own account (not as an answer to a request).
     func tell(_ message: DeviceLinkMessage) {
         let wakeNow = state.withLock { state in
@@ -91,15 +118,19 @@ final class DeviceLink: Sendable {
         if wakeNow { wake() }
     }
 
-    /// The device acknowledged `uniqueID`: its store id, or nil when it was not in flight on this link.
-    func acknowledge(_ uniqueID: UUID) -> Int64? {
-        let (id, wakeNow) = state.withLock { state in
+    /// The device acknowledged `uniqueID`: what it was, or nil when it was not in flight on this link.
+    func acknowledge(_ uniqueID: UUID) -> Acknowledged? {
+        let (acknowledged, wakeNow) = state.withLock { state -> (Acknowledged?, Bool) in
+            if let broadcast = state.broadcastsInFlight.removeValue(forKey: uniqueID) {
+                if state.broadcastsInFlight.isEmpty { state.broadcastsInFlight = [:] }
+                return (.broadcast(broadcast), false)
+            }
             let id = state.inFlight.removeValue(forKey: uniqueID)
             if state.inFlight.isEmpty { state.inFlight = [:] }  // an idle link keeps no table
-            return (id, id != nil && state.backlog && !state.fetching && state.wakeOnce())
+            return (id.map(Acknowledged.notification), id != nil && state.backlog && !state.fetching && state.wakeOnce())
         }
         if wakeNow { wake() }
-        return id
+        return acknowledged
     }
 
     /// The next thing to do, or nil when there is nothing until the next wake-up.

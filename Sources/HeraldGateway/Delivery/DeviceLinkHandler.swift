@@ -174,8 +174,11 @@ final class DeviceLinkHandler: ChannelDuplexHandler, NIOScheduledCallbackHandler
         case .authenticate(let hello):
             authenticate(hello, context: context)
         case .acknowledge(let uniqueID):
-            if let link, let id = link.acknowledge(uniqueID) {
-                services.recorder.delivered(id)
+            if let link, let acknowledged = link.acknowledge(uniqueID) {
+                switch acknowledged {
+                case .notification(let id): services.recorder.delivered(id)
+                case .broadcast(let delivery): services.recorder.broadcastDelivered(delivery)
+                }
                 services.metrics.notificationAcknowledged()
                 services.events.publish { [DeliveryEvents.delivered(uniqueID: uniqueID, deviceID: link.deviceID, at: services.clock.now())] }
             } else {
@@ -250,8 +253,8 @@ final class DeviceLinkHandler: ChannelDuplexHandler, NIOScheduledCallbackHandler
             .assumeIsolated()
             .whenComplete { result in
                 switch result {
-                case .success(let deviceID):
-                    self.linked(deviceID)
+                case .success(let authenticated):
+                    self.linked(authenticated)
                 case .failure(let error):
                     self.run(self.machine.failed(self.closing(for: error)))
                 }
@@ -259,20 +262,25 @@ final class DeviceLinkHandler: ChannelDuplexHandler, NIOScheduledCallbackHandler
             }
     }
 
-    private func linked(_ deviceID: String) {
+    private func linked(_ authenticated: DeviceLinkServices.Authenticated) {
         guard machine.phase == .authenticating, let context else { return }
+        let deviceID = authenticated.deviceID
         let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
         let eventLoop = context.eventLoop
         let link = DeviceLink(deviceID: deviceID, window: services.configuration.deviceLinkWindow) {
             eventLoop.execute { handler.value.pump() }
         }
-        services.hub.attach(link)?.close(.replaced)
+        services.hub.attach(link, channels: authenticated.channels)?.close(.replaced)
         services.metrics.deviceLinked()
         self.link = link
         machine.authenticated()
         send(.welcome(deviceID: deviceID), context: context)
         services.logger.debug("device linked", metadata: ["device": "\(deviceID.prefix(8))"])
         pump()
+        if !authenticated.channels.isEmpty {
+            let services = self.services
+            Task { await services.offerKeptBroadcasts(to: link) }
+        }
     }
 
     private func answer(_ request: DeviceLinkMessage, context: ChannelHandlerContext) {
@@ -282,11 +290,11 @@ final class DeviceLinkHandler: ChannelDuplexHandler, NIOScheduledCallbackHandler
             services.metrics.deviceLinkRequestRefused("TooManyRequests")
             let configuration = services.configuration
             send(
-                .error(
+                request.refused(
                     reason: "TooManyRequests",
                     message:
-                        "a device may make \(configuration.deviceLinkRequestBurst) registrations at once and \(RequestBudget.describe(configuration.deviceLinkRequestRate)) a second after that",
-                    topic: request.requestTopic), context: context)
+                        "a device may make \(configuration.deviceLinkRequestBurst) requests at once and \(RequestBudget.describe(configuration.deviceLinkRequestRate)) a second after that"
+                ), context: context)
             machine.requestFinished()
             return
         }
@@ -298,7 +306,7 @@ final class DeviceLinkHandler: ChannelDuplexHandler, NIOScheduledCallbackHandler
                     if self.machine.isOpen, let context = self.context {
                         self.send(reply, context: context)
                     }
-                    if case .error(let reason, _, _) = reply { services.metrics.deviceLinkRequestRefused(reason) }
+                    if case .error(let refusal) = reply { services.metrics.deviceLinkRequestRefused(refusal.reason) }
                     self.machine.requestFinished()
                 case .failure(let error):
                     self.run(self.machine.failed(self.closing(for: error)))
@@ -381,15 +389,5 @@ final class DeviceLinkHandler: ChannelDuplexHandler, NIOScheduledCallbackHandler
         if let closing = error as? Closing { return closing }
         services.logger.error("device link request failed", metadata: ["error": "\(error)"])
         return Closing(.unexpectedServerError, "the gateway cannot serve this link now", .storeUnavailable)
-    }
-}
-
-extension DeviceLinkMessage {
-    /// The topic a register or unregister names.
-    fileprivate var requestTopic: String? {
-        switch self {
-        case .register(let topic), .unregister(let topic): topic
-        default: nil
-        }
     }
 }

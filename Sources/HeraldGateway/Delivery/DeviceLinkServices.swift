@@ -39,60 +39,35 @@ final class DeviceLinkServices: Sendable {
         self.events = events
     }
 
-    /// Checks the hello against the challenge's nonce and saves the device; returns its device id.
+    /// A device that proved its key: its id and the channels it takes broadcasts on.
+    struct Authenticated: Sendable {
+        var deviceID: String
+        var channels: Set<String>
+    }
+
+    /// Checks the hello against the challenge's nonce and saves the device; returns its device id and subscriptions.
     ///
     /// - Throws: ``DeviceLinkStateMachine/Closing`` (1008) for a bad key or signature, ``StoreError`` when
     ///   the device cannot be saved.
-    func authenticate(_ hello: DeviceLinkMessage.Hello, nonce: String) async throws -> String {
+    func authenticate(_ hello: DeviceLinkMessage.Hello, nonce: String) async throws -> Authenticated {
         guard let (deviceID, publicKey) = DeviceIdentity.verify(hello, nonce: nonce) else {
             throw DeviceLinkStateMachine.Closing(.policyViolation, "authentication failed: bad public key or signature", .authenticationFailed)
         }
         let now = clock.now()
         try await store.saveLinkedDevice(LinkedDevice(id: deviceID, publicKey: publicKey, firstSeenAt: now, lastSeenAt: now))
-        return deviceID
+        let subscriptions = try await store.subscriptions(deviceID: deviceID)
+        return Authenticated(deviceID: deviceID, channels: Set(subscriptions.map(\.channelID)))
     }
 
-    /// The answer to a `register` or `unregister` from the device `deviceID`.
-    func answer(_ request: DeviceLinkMessage, deviceID: String) async throws(StoreError) -> DeviceLinkMessage {
-        switch request {
-        case .register(let topic):
-            guard !topic.isEmpty, TopicSyntax.isValid(topic) else {
-                return .error(reason: "BadTopic", message: "\"\(topic)\" is not a bundle id such as com.example.app", topic: topic)
+    /// Offers the link the kept broadcasts of its channels it has not acknowledged (a device coming back, or one that
+    /// just subscribed); a failed read is only logged: the next link tries again.
+    func offerKeptBroadcasts(to link: DeviceLink) async {
+        do {
+            for broadcast in try await store.keptBroadcasts(deviceID: link.deviceID, at: clock.now()) {
+                link.offerBroadcast(broadcast)
             }
-            let registered = try await store.devices(owner: deviceID).filter {
-                $0.retiredAt == nil && $0.environment == configuration.environment
-            }
-            if registered.count >= configuration.deviceAppLimit, !registered.contains(where: { $0.topic == topic }) {
-                return .error(
-                    reason: "TooManyApps",
-                    message: "this device has \(registered.count) apps registered, the most a device may have; unregister one first",
-                    topic: topic)
-            }
-            let device = try await store.register(
-                owner: deviceID, bundleID: topic, environment: configuration.environment, at: clock.now()
-            )
-            directory.remember(device)
-            return .registered(topic: topic, deviceToken: device.token.hex)
-        case .unregister(let topic):
-            guard var device = try await store.devices(owner: deviceID).first(where: { $0.topic == topic }) else {
-                return .error(reason: "NotRegistered", message: "this device has no registration for \(topic)", topic: topic)
-            }
-            let now = clock.now()
-            // The answer below tells the device; the feed announces it to the console (and to no one else here).
-            hub.answeredRetirement(of: device.token, true)
-            do {
-                _ = try await store.retireDevice(device.token, as: .unregistered, at: now)
-            } catch {
-                hub.answeredRetirement(of: device.token, false)
-                throw error
-            }
-            device.retiredAt = now
-            device.retirement = .unregistered
-            directory.remember(device)
-            await retirements?.check()
-            return .unregistered(topic: topic, deviceToken: device.token.hex)
-        default:
-            preconditionFailure("\(request.typeName) is not a request")
+        } catch {
+            logger.error("cannot read kept broadcasts", metadata: ["error": "\(error.message)"])
         }
     }
 
@@ -150,7 +125,8 @@ extension StoredNotification {
             collapseID: collapseID,
             expiration: expiration,
             receivedAt: Int64((receivedAt.timeIntervalSince1970 * 1000).rounded(.down)),
-            payload: payload
+            payload: payload,
+            channelID: channelID
         )
     }
 }

@@ -261,7 +261,7 @@ extension DeviceLinkMessage {
     /// A message the device sends that the gateway answers with the store.
     fileprivate var isRequest: Bool {
         switch self {
-        case .register, .unregister: true
+        case .register, .unregister, .subscribe, .unsubscribe: true
         default: false
         }
     }

@@ -9,13 +9,22 @@ public enum DeviceLinkMessage: Sendable, Hashable {
     case hello(Hello)
     /// gateway → device: the signature is good; the link is open.
     case welcome(deviceID: String)
-    /// device → gateway: give me a device token for this app.
-    case register(topic: String)
-    /// gateway → device: the app's device token (the same one each time until it is unregistered).
-    case registered(topic: String, deviceToken: String)
-    /// device → gateway: the app was removed; its token must answer 410 Unregistered from now on.
-    case unregister(topic: String)
-    case unregistered(topic: String, deviceToken: String)
+    /// device → gateway: give me a device token for this app (`kind` `app`), its push-to-start token, or a token
+    /// for its Live Activity `activityID`.
+    case register(topic: String, kind: TokenKind = .app, activityID: String? = nil)
+    /// gateway → device: the token asked for (the same one each time until it is unregistered).
+    case registered(topic: String, deviceToken: String, kind: TokenKind = .app, activityID: String? = nil)
+    /// device → gateway: the app was removed (`kind` `app`: every token of the app must answer 410 Unregistered from
+    /// now on), or a Live Activity was dismissed (`kind` `activity`: its token answers 410 ExpiredToken).
+    case unregister(topic: String, kind: TokenKind = .app, activityID: String? = nil)
+    /// gateway → device: the token no longer takes pushes, as asked, or because it was retired at the gateway.
+    case unregistered(topic: String, deviceToken: String, kind: TokenKind = .app, activityID: String? = nil)
+    /// device → gateway: send this app's broadcasts on the channel to this device (a Live Activity subscribed).
+    case subscribe(topic: String, channelID: String)
+    case subscribed(topic: String, channelID: String)
+    /// device → gateway: no more of the channel's broadcasts (the device's last activity on it was dismissed).
+    case unsubscribe(topic: String, channelID: String)
+    case unsubscribed(topic: String, channelID: String)
     /// gateway → device.
     case notification(LinkNotification)
     /// device → gateway: this notification arrived and need not be sent again.
@@ -24,9 +33,8 @@ public enum DeviceLinkMessage: Sendable, Hashable {
     /// or UNNotificationDefaultActionIdentifier / UNNotificationDismissActionIdentifier; `text` a typed reply),
     /// for the delivery log. Nothing is answered.
     case response(uniqueID: UUID, action: String, text: String?)
-    /// gateway → device: a request (register, unregister) was refused; the link stays open. `topic` names the
-    /// app the refused request was for (absent from gateways before it was added: then it may be any).
-    case error(reason: String, message: String, topic: String? = nil)
+    /// gateway → device: a request was refused; the link stays open.
+    case error(Refusal)
 
     public struct Hello: Sendable, Hashable {
         /// Base64url of the x9.63 P-256 public key.
@@ -38,6 +46,55 @@ public enum DeviceLinkMessage: Sendable, Hashable {
             self.publicKey = publicKey
             self.signature = signature
         }
+    }
+
+    /// A refused request: why, and which request it was (the fields the request named, so a device with several
+    /// requests outstanding fails the right one). `topic` is absent from gateways before it was added: then it may
+    /// be any.
+    public struct Refusal: Sendable, Hashable {
+        /// APNs-style reason, such as `BadTopic` or `TooManyRequests`.
+        public var reason: String
+        /// What a person can act on.
+        public var message: String
+        public var topic: String?
+        /// Absent for an app token (and from gateways before token kinds).
+        public var kind: TokenKind?
+        public var activityID: String?
+        public var channelID: String?
+
+        public init(
+            reason: String, message: String, topic: String? = nil, kind: TokenKind? = nil, activityID: String? = nil,
+            channelID: String? = nil
+        ) {
+            self.reason = reason
+            self.message = message
+            self.topic = topic
+            self.kind = kind
+            self.activityID = activityID
+            self.channelID = channelID
+        }
+    }
+
+    /// A refusal naming only the app.
+    public static func error(reason: String, message: String, topic: String? = nil) -> DeviceLinkMessage {
+        .error(Refusal(reason: reason, message: message, topic: topic))
+    }
+
+    /// The refusal of this request (a register, unregister, subscribe or unsubscribe), naming what it named.
+    public func refused(reason: String, message: String) -> DeviceLinkMessage {
+        var refusal = Refusal(reason: reason, message: message)
+        switch self {
+        case .register(let topic, let kind, let activityID), .unregister(let topic, let kind, let activityID):
+            refusal.topic = topic
+            refusal.kind = kind == .app ? nil : kind
+            refusal.activityID = activityID
+        case .subscribe(let topic, let channelID), .unsubscribe(let topic, let channelID):
+            refusal.topic = topic
+            refusal.channelID = channelID
+        default:
+            break
+        }
+        return .error(refusal)
     }
 
     public static let protocolVersion = 1
@@ -66,23 +123,38 @@ extension DeviceLinkMessage {
                 ])
         case .welcome(let deviceID):
             return object(type: "welcome", ["deviceID": .string(deviceID)])
-        case .register(let topic):
-            return object(type: "register", ["topic": .string(topic)])
-        case .registered(let topic, let token):
-            return object(type: "registered", ["topic": .string(topic), "deviceToken": .string(token)])
-        case .unregister(let topic):
-            return object(type: "unregister", ["topic": .string(topic)])
-        case .unregistered(let topic, let token):
-            return object(type: "unregistered", ["topic": .string(topic), "deviceToken": .string(token)])
+        case .register(let topic, let kind, let activityID):
+            return object(type: "register", Self.tokenFields(topic: topic, kind: kind, activityID: activityID))
+        case .registered(let topic, let token, let kind, let activityID):
+            var fields = Self.tokenFields(topic: topic, kind: kind, activityID: activityID)
+            fields["deviceToken"] = .string(token)
+            return object(type: "registered", fields)
+        case .unregister(let topic, let kind, let activityID):
+            return object(type: "unregister", Self.tokenFields(topic: topic, kind: kind, activityID: activityID))
+        case .unregistered(let topic, let token, let kind, let activityID):
+            var fields = Self.tokenFields(topic: topic, kind: kind, activityID: activityID)
+            fields["deviceToken"] = .string(token)
+            return object(type: "unregistered", fields)
+        case .subscribe(let topic, let channelID):
+            return object(type: "subscribe", ["topic": .string(topic), "channelID": .string(channelID)])
+        case .subscribed(let topic, let channelID):
+            return object(type: "subscribed", ["topic": .string(topic), "channelID": .string(channelID)])
+        case .unsubscribe(let topic, let channelID):
+            return object(type: "unsubscribe", ["topic": .string(topic), "channelID": .string(channelID)])
+        case .unsubscribed(let topic, let channelID):
+            return object(type: "unsubscribed", ["topic": .string(topic), "channelID": .string(channelID)])
         case .ack(let uniqueID):
             return object(type: "ack", ["uniqueID": .string(APNsID.format(uniqueID))])
         case .response(let uniqueID, let action, let text):
             var fields: [String: JSONValue] = ["uniqueID": .string(APNsID.format(uniqueID)), "action": .string(action)]
             if let text { fields["text"] = .string(text) }
             return object(type: "response", fields)
-        case .error(let reason, let message, let topic):
-            var fields: [String: JSONValue] = ["reason": .string(reason), "message": .string(message)]
-            if let topic { fields["topic"] = .string(topic) }
+        case .error(let refusal):
+            var fields: [String: JSONValue] = ["reason": .string(refusal.reason), "message": .string(refusal.message)]
+            if let topic = refusal.topic { fields["topic"] = .string(topic) }
+            if let kind = refusal.kind { fields["kind"] = .string(kind.rawValue) }
+            if let activityID = refusal.activityID { fields["activityID"] = .string(activityID) }
+            if let channelID = refusal.channelID { fields["channelID"] = .string(channelID) }
             return object(type: "error", fields)
         case .notification(let notification):
             return String(decoding: Self.notificationText(notification), as: UTF8.self)
@@ -108,6 +180,7 @@ extension DeviceLinkMessage {
         }
         member("apnsID") { $0.writeString(APNsID.format(notification.apnsID)) }
         member("bundleID") { $0.writeString(notification.bundleID) }
+        if let channelID = notification.channelID { member("channelID") { $0.writeString(channelID) } }
         if let collapseID = notification.collapseID { member("collapseID") { $0.writeString(collapseID) } }
         member("deviceToken") { $0.writeString(notification.deviceToken) }
         if let expiration = notification.expiration { member("expiration") { $0.write(.integer(expiration)) } }
@@ -120,6 +193,14 @@ extension DeviceLinkMessage {
         member("payload") { $0.writeRaw(notification.payload) }
         writer.writeRaw(CollectionOfOne(UInt8(ascii: "}")))
         return writer.bytes
+    }
+
+    /// An app token's fields are only its topic, as before token kinds.
+    private static func tokenFields(topic: String, kind: TokenKind, activityID: String?) -> [String: JSONValue] {
+        var fields: [String: JSONValue] = ["topic": .string(topic)]
+        if kind != .app { fields["kind"] = .string(kind.rawValue) }
+        if let activityID { fields["activityID"] = .string(activityID) }
+        return fields
     }
 
     private func object(type: String, _ fields: [String: JSONValue]) -> String {
@@ -149,17 +230,47 @@ extension DeviceLinkMessage {
             guard let value = APNsID.parse(try string(name)) else { throw DecodingError("\(type): \"\(name)\" must be a UUID") }
             return value
         }
+        func kind() throws(DecodingError) -> TokenKind {
+            guard let value = fields["kind"] else { return .app }
+            guard let kind = value.stringValue.flatMap(TokenKind.init(rawValue:)) else {
+                throw DecodingError("\(type): \"kind\" must be one of \(TokenKind.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            return kind
+        }
+        /// An activity's id: required for an activity token, refused for the others.
+        func activityID(for kind: TokenKind) throws(DecodingError) -> String? {
+            let id = fields["activityID"]?.stringValue
+            guard (kind == .activity) == (id != nil) else {
+                throw DecodingError("\(type): \"activityID\" goes with \"kind\": \"activity\" and only with it")
+            }
+            return id
+        }
         switch type {
         case "challenge": return .challenge(nonce: try string("nonce"))
         case "hello": return .hello(Hello(publicKey: try string("publicKey"), signature: try string("signature")))
         case "welcome": return .welcome(deviceID: try string("deviceID"))
-        case "register": return .register(topic: try string("topic"))
-        case "registered": return .registered(topic: try string("topic"), deviceToken: try string("deviceToken"))
-        case "unregister": return .unregister(topic: try string("topic"))
-        case "unregistered": return .unregistered(topic: try string("topic"), deviceToken: try string("deviceToken"))
+        case "register", "unregister", "registered", "unregistered":
+            let topic = try string("topic")
+            let kind = try kind()
+            let activityID = try activityID(for: kind)
+            switch type {
+            case "register": return .register(topic: topic, kind: kind, activityID: activityID)
+            case "unregister": return .unregister(topic: topic, kind: kind, activityID: activityID)
+            case "registered": return .registered(topic: topic, deviceToken: try string("deviceToken"), kind: kind, activityID: activityID)
+            default: return .unregistered(topic: topic, deviceToken: try string("deviceToken"), kind: kind, activityID: activityID)
+            }
+        case "subscribe": return .subscribe(topic: try string("topic"), channelID: try string("channelID"))
+        case "subscribed": return .subscribed(topic: try string("topic"), channelID: try string("channelID"))
+        case "unsubscribe": return .unsubscribe(topic: try string("topic"), channelID: try string("channelID"))
+        case "unsubscribed": return .unsubscribed(topic: try string("topic"), channelID: try string("channelID"))
         case "ack": return .ack(uniqueID: try uuid("uniqueID"))
         case "response": return .response(uniqueID: try uuid("uniqueID"), action: try string("action"), text: fields["text"]?.stringValue)
-        case "error": return .error(reason: try string("reason"), message: try string("message"), topic: fields["topic"]?.stringValue)
+        case "error":
+            var refusal = Refusal(reason: try string("reason"), message: try string("message"), topic: fields["topic"]?.stringValue)
+            if fields["kind"] != nil { refusal.kind = try kind() }
+            refusal.activityID = fields["activityID"]?.stringValue
+            refusal.channelID = fields["channelID"]?.stringValue
+            return .error(refusal)
         case "notification":
             guard let payload = rawPayload, payload.first == UInt8(ascii: "{") else {
                 throw DecodingError("notification needs the object \"payload\"")
@@ -179,7 +290,8 @@ extension DeviceLinkMessage {
                     collapseID: fields["collapseID"]?.stringValue,
                     expiration: fields["expiration"]?.integerValue,
                     receivedAt: receivedAt,
-                    payload: payload
+                    payload: payload,
+                    channelID: fields["channelID"]?.stringValue
                 ))
         default:
             throw DecodingError("unknown message type \"\(type)\"")
@@ -198,6 +310,10 @@ extension DeviceLinkMessage {
         case .registered: "registered"
         case .unregister: "unregister"
         case .unregistered: "unregistered"
+        case .subscribe: "subscribe"
+        case .subscribed: "subscribed"
+        case .unsubscribe: "unsubscribe"
+        case .unsubscribed: "unsubscribed"
         case .notification: "notification"
         case .ack: "ack"
         case .response: "response"

@@ -18,6 +18,8 @@ public struct LinkNotification: Sendable, Hashable {
     public var receivedAt: Int64
     /// The provider's JSON payload, unchanged.
     public var payload: Data
+    /// The channel of a broadcast (then ``deviceToken`` is the channel's, not this device's).
+    public var channelID: String?
 
     public init(
         apnsID: UUID,
@@ -30,7 +32,8 @@ public struct LinkNotification: Sendable, Hashable {
         collapseID: String?,
         expiration: Int64?,
         receivedAt: Int64,
-        payload: Data
+        payload: Data,
+        channelID: String? = nil
     ) {
         self.apnsID = apnsID
         self.uniqueID = uniqueID
@@ -43,6 +46,7 @@ public struct LinkNotification: Sendable, Hashable {
         self.expiration = expiration
         self.receivedAt = receivedAt
         self.payload = payload
+        self.channelID = channelID
     }
 
     /// The identifier of the request on the device: the collapse id, else the apns-id (as iOS does).
