@@ -112,10 +112,27 @@ public final class TestDevice: Sendable {
     /// Registers the push-to-start token (`kind` `.pushToStart`) or an activity's token of `topic` and returns it.
     public func register(_ topic: String, kind: TokenKind, activityID: String? = nil) async throws -> String {
         send(.register(topic: topic, kind: kind, activityID: activityID))
-        guard case .registered(_, let token, kind, activityID)? = try await next() else {
-            throw TestDeviceError("no registered for the \(kind.rawValue) token of \(topic)")
+        let answer = try await next()
+        guard case .registered(_, let token, kind, activityID)? = answer else {
+            throw TestDeviceError("no registered for the \(kind.rawValue) token of \(topic): \(answer.map { $0.encoded() } ?? "nothing")")
         }
         return token
+    }
+
+    /// Subscribes to a channel of the test app whose kept broadcast comes with the answer (in either order); returns
+    /// the broadcast.
+    public func subscribing(to channelID: String, topic: String = TestGateway.topic) async throws -> LinkNotification {
+        send(.subscribe(topic: topic, channelID: channelID))
+        var subscribed = false
+        var broadcast: LinkNotification?
+        while !subscribed || broadcast == nil {
+            switch try await next() {
+            case .subscribed(topic, channelID)?: subscribed = true
+            case .notification(let notification)? where notification.channelID == channelID: broadcast = notification
+            case let other: throw TestDeviceError("subscribing to \(channelID): \(other.map { $0.encoded() } ?? "nothing")")
+            }
+        }
+        return broadcast!  // set: the loop ends with it
     }
 
     /// Subscribes to the channel of `topic`; fails unless the gateway answers `subscribed`.

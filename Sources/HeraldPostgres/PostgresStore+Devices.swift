@@ -27,7 +27,8 @@ extension PostgresStore {
 
     public func devices(owner: String) async throws(StoreError) -> [DeviceRecord] {
         try await rows(
-            "read a device's apps", "SELECT \(Self.deviceColumns) FROM device WHERE owner = $1 AND retired_at IS NULL ORDER BY topic, kind, activity_id",
+            "read a device's apps",
+            "SELECT \(Self.deviceColumns) FROM device WHERE owner = $1 AND retired_at IS NULL ORDER BY topic, kind, activity_id",
             PostgresBindings(owner), Self.device(from:))
     }
 

@@ -29,7 +29,8 @@ extension StoreConformance {
         let replaced = try await register(.activity, "A1")
         #expect(replaced.token != first.token && replaced.retiredAt == nil)
         let live = try await store.devices(owner: "device-1")
-        #expect(Set(live.map(\.token)) == [app.token, pushToStart.token, replaced.token, second.token, live.first { $0.topic == "com.example.b" }!.token])
+        #expect(
+            Set(live.map(\.token)) == [app.token, pushToStart.token, replaced.token, second.token, live.first { $0.topic == "com.example.b" }!.token])
         #expect(try await store.apps().first { $0.bundleID == "com.example.a" }?.deviceCount == 1)
     }
 
@@ -56,7 +57,9 @@ extension StoreConformance {
         #expect(try await store.keptBroadcasts(deviceID: "device-1", at: now).first?.channelID == channel.id)
         #expect(try await store.keptBroadcasts(deviceID: "device-1", at: now.addingTimeInterval(3601)).isEmpty)  // expired
 
-        try await store.markBroadcastsDelivered([BroadcastDelivery(deviceID: "device-1", channelID: channel.id, notificationID: try #require(kept.id))])
+        try await store.markBroadcastsDelivered([
+            BroadcastDelivery(deviceID: "device-1", channelID: channel.id, notificationID: try #require(kept.id))
+        ])
         #expect(try await store.keptBroadcasts(deviceID: "device-1", at: now).isEmpty)
         #expect(try await store.keptBroadcasts(deviceID: "device-2", at: now).map(\.id) == [kept.id])
         try await store.subscribe(subscription)  // subscribing again keeps the mark

@@ -88,8 +88,9 @@ public enum StoreConformance {
 
     /// A broadcast's row on `channel`, kept for `keptFor` seconds after `date` when given.
     static func broadcast(on channel: BroadcastChannel, at date: Date, keptFor: TimeInterval?) -> StoredNotification {
+        // Ids from BroadcastChannel() are well formed.
         StoredNotification(
-            apnsID: UUID(), uniqueID: UUID(), deviceToken: BroadcastChannel.token(forChannel: channel.id)!,  // ids from BroadcastChannel() are well formed
+            apnsID: UUID(), uniqueID: UUID(), deviceToken: BroadcastChannel.token(forChannel: channel.id)!,
             bundleID: channel.bundleID, topic: channel.bundleID + ".push-type.liveactivity", pushType: .liveActivity, priority: .immediate,
             expiration: keptFor.map { Int64(date.timeIntervalSince1970 + $0) } ?? 0, collapseID: nil,
             payload: Data(#"{"aps":{"event":"update","timestamp":1,"content-state":{}}}"#.utf8), receivedAt: date,

@@ -102,6 +102,26 @@ import Testing
         #expect(kept?.uniqueID == answer.uniqueID.flatMap(APNsID.parse))
         let listed = try await ChannelManagementTests.Channels.open(cluster.nodes[1]).call("GET", "/1/apps/\(TestGateway.topic)/all-channels")
         #expect(try JSONValue.parse(listed.body) == .object(["channels": .array([.string(id)])]))
+
+        // A device subscribed through node 0 gets the next broadcast through node 1 at once, and the kept one when it
+        // comes back to node 1.
+        let key = P256.Signing.PrivateKey()
+        let (device, _) = try await cluster.device(on: 0, key: key)
+        let received = try await device.subscribing(to: id)
+        #expect(received.uniqueID == answer.uniqueID.flatMap(APNsID.parse))  // the kept one, on subscribing
+        device.acknowledge(received)
+        let next = try await BroadcastTests.broadcast(connection, cluster.nodes[1], channel: id, expiration: expiration)
+        #expect(next.status == 200)
+        let live = try await device.notification(timeout: .seconds(5))
+        #expect(live.uniqueID == next.uniqueID.flatMap(APNsID.parse) && live.channelID == id)
+        await device.leave()
+        try await cluster.waitUntilOffline(device.deviceID)
+        let later = try await BroadcastTests.broadcast(try await cluster.nodes[0].connect(), cluster.nodes[0], channel: id, expiration: expiration)
+        #expect(later.status == 200)
+        let back = try await TestDevice.connect(to: cluster.nodes[1], key: key)
+        let comeback = try await back.notification(timeout: .seconds(5))
+        #expect(comeback.uniqueID == later.uniqueID.flatMap(APNsID.parse))
+        await back.leave()
         await connection.close()
         try await cluster.stop()
     }

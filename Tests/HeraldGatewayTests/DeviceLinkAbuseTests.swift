@@ -134,7 +134,8 @@ import FoundationNetworking
             switch try await device.next() {
             case .registered: registered += 1
             case .error(let refusal):
-                #expect(refusal.reason == "TooManyRequests" && refusal.message == "a device may make 8 requests at once and 0.001 a second after that")
+                #expect(
+                    refusal.reason == "TooManyRequests" && refusal.message == "a device may make 8 requests at once and 0.001 a second after that")
                 refused.append(refusal.topic ?? "")
             case let other: Issue.record("unexpected \(String(describing: other))")
             }

@@ -54,7 +54,8 @@ extension DeviceLinkServices {
             {
                 return request.refused(
                     reason: "TooManyActivities",
-                    message: "\(topic) has \(activities.count) Live Activity tokens on this device, the most it may have; unregister an ended one first"
+                    message:
+                        "\(topic) has \(activities.count) Live Activity tokens on this device, the most it may have; unregister an ended one first"
                 )
             }
         }
@@ -142,9 +143,10 @@ extension DeviceLinkServices {
     }
 
     static func isValidActivityID(_ id: String) -> Bool {
-        (1...64).contains(id.utf8.count) && id.utf8.allSatisfy { byte in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-")
-        }
+        (1...64).contains(id.utf8.count)
+            && id.utf8.allSatisfy { byte in
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-")
+            }
     }
 }
