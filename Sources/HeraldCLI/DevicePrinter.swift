@@ -63,6 +63,16 @@ final class DevicePrinter: Sendable {
             } else {
                 printNow("notification center: \(address.absoluteString)")
             }
+        case .liveActivityToken(let message):
+            showLiveActivityToken(message)
+        case .activity(let change):
+            showActivity(change)
+        case .activityPushDropped(let apnsID, let bundleID, let reason):
+            if json {
+                emit(["event": .string("activityDropped"), "apnsID": .string(apnsID), "topic": .string(bundleID), "reason": .string(reason)])
+            } else {
+                warn("Live Activity push \(apnsID) for \(bundleID) dropped: \(reason)")
+            }
         case .refused(let reason, let message):
             warn("the gateway refused: \(reason): \(message)")
         case .linkClosed(let reason):
@@ -70,6 +80,48 @@ final class DevicePrinter: Sendable {
         case .problem(let message):
             warn(message)
         }
+    }
+
+    /// A push-to-start or activity token given or retired, or a channel subscribed or left.
+    private func showLiveActivityToken(_ message: DeviceLinkMessage) {
+        var fields: [String: JSONValue] = [:]
+        switch message {
+        case .registered(let topic, let token, let kind, let activityID), .unregistered(let topic, let token, let kind, let activityID):
+            fields = ["event": .string(message.typeName), "topic": .string(topic), "kind": .string(kind.rawValue), "deviceToken": .string(token)]
+            if let activityID { fields["activityID"] = .string(activityID) }
+        case .subscribed(let topic, let channelID), .unsubscribed(let topic, let channelID):
+            fields = ["event": .string(message.typeName), "topic": .string(topic), "channelID": .string(channelID)]
+        default:
+            return
+        }
+        if json { return emit(fields) }
+        let what = fields["activityID"]?.stringValue.map { "activity \($0)" } ?? fields["kind"]?.stringValue ?? "channel"
+        let value = fields["deviceToken"]?.stringValue.map { "token \($0)" } ?? fields["channelID"]?.stringValue ?? ""
+        printNow("\(message.typeName) \(fields["topic"]?.stringValue ?? "") \(what): \(value)")
+    }
+
+    /// A Live Activity's change, with what it shows now.
+    private func showActivity(_ change: ActivityChange) {
+        let activity = change.activity
+        let state = (try? JSONValue.parse(activity.state)) ?? .null
+        if json {
+            var fields: [String: JSONValue] = [
+                "event": .string("activity"), "change": .string(change.kind.rawValue), "activityID": .string(activity.id),
+                "topic": .string(activity.bundleID), "attributesType": .string(activity.attributesType),
+                "attributes": (try? JSONValue.parse(activity.attributes)) ?? .null, "state": state,
+                "phase": .string(activity.phase.rawValue), "origin": .string(activity.origin.rawValue),
+            ]
+            if let alert = change.alert { fields["alert"] = alert }
+            if let stale = activity.staleDate { fields["staleDate"] = .integer(Int64(stale.timeIntervalSince1970)) }
+            if let dismiss = activity.dismissAt { fields["dismissalDate"] = .integer(Int64(dismiss.timeIntervalSince1970)) }
+            if let score = activity.relevanceScore { fields["relevanceScore"] = .number(score) }
+            if let channel = activity.channelID { fields["channelID"] = .string(channel) }
+            return emit(fields)
+        }
+        let alert = change.alert.map { " (alert: \(String(decoding: $0.encoded(), as: UTF8.self)))" } ?? ""
+        printNow(
+            "Live Activity \(activity.attributesType) of \(activity.bundleID) \(change.kind.rawValue): "
+                + String(decoding: state.encoded(), as: UTF8.self) + alert)
     }
 
     func warn(_ text: String) {

@@ -42,10 +42,13 @@ import Testing
             try? FileManager.default.removeItem(at: directory)
         }
 
+        /// A port free now: bound, then closed before nghttpd binds it (closed unawaited, it was still ours when the
+        /// probe below connected, under a loaded run, and nghttpd had failed to bind).
         private static func freePort() async throws -> Int {
             let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
-            defer { channel.close(promise: nil) }
-            return try #require(channel.localAddress?.port)
+            let port = try #require(channel.localAddress?.port)
+            try await channel.close()
+            return port
         }
     }
 

@@ -25,6 +25,9 @@ package struct AppManifest: Codable, Hashable, Sendable {
     package var executable: URL
     /// The notification extensions in `PlugIns/`, ordered by their bundle's name.
     package var extensions: [ExtensionManifest]
+    /// `NSSupportsLiveActivities`: the app has Live Activities (and a push-to-start token). False in registries written
+    /// before Herald read it: reinstall the app.
+    package var supportsLiveActivities = false
 
     package init(
         bundleIdentifier: String, displayName: String? = nil, iconFile: String? = nil, bundleDirectory: URL, executable: URL,
@@ -65,6 +68,7 @@ package struct AppManifest: Codable, Hashable, Sendable {
         var displayName = try info.string("CFBundleDisplayName")
         if displayName == nil { displayName = try info.string("CFBundleName") }
         let iconFile = try info.string("CFBundleIconFile").map { $0.contains(".") ? $0 : $0 + ".png" }
+        let supportsLiveActivities = try info.bool("NSSupportsLiveActivities") ?? false
         let directory = executableDirectory.map(ResolvedPath.resolveIfPossible)
         let executable = try info.executable(executableDirectory: directory)
         var extensions: [ExtensionManifest] = []
@@ -72,10 +76,12 @@ package struct AppManifest: Codable, Hashable, Sendable {
             extensions.append(try ExtensionManifest.load(bundle: appex, appIdentifier: identifier, executableDirectory: directory))
         }
         try checkUnique(extensions, bundle: bundle)
-        return AppManifest(
+        var manifest = AppManifest(
             bundleIdentifier: identifier, displayName: displayName, iconFile: iconFile, bundleDirectory: bundle,
             executable: executable, extensions: extensions
         )
+        manifest.supportsLiveActivities = supportsLiveActivities
+        return manifest
     }
 
     /// The bundle directory and Info.plist for `path` (either of them).
@@ -144,7 +150,7 @@ package struct AppManifest: Codable, Hashable, Sendable {
 
 extension AppManifest {
     private enum CodingKeys: String, CodingKey {
-        case bundleIdentifier, displayName, iconFile, bundleDirectory, executable, extensions
+        case bundleIdentifier, displayName, iconFile, bundleDirectory, executable, extensions, supportsLiveActivities
     }
 
     /// Paths are stored as plain absolute paths.
@@ -156,6 +162,7 @@ extension AppManifest {
         bundleDirectory = URL(fileURLWithPath: try container.decode(String.self, forKey: .bundleDirectory), isDirectory: true)
         executable = URL(fileURLWithPath: try container.decode(String.self, forKey: .executable), isDirectory: false)
         extensions = try container.decode([ExtensionManifest].self, forKey: .extensions)
+        supportsLiveActivities = try container.decodeIfPresent(Bool.self, forKey: .supportsLiveActivities) ?? false
     }
 
     package func encode(to encoder: any Encoder) throws {
@@ -166,5 +173,6 @@ extension AppManifest {
         try container.encode(bundleDirectory.path, forKey: .bundleDirectory)
         try container.encode(executable.path, forKey: .executable)
         try container.encode(extensions, forKey: .extensions)
+        if supportsLiveActivities { try container.encode(true, forKey: .supportsLiveActivities) }
     }
 }

@@ -76,6 +76,13 @@ struct BundleInfoPlist {
         return string
     }
 
+    /// The Boolean at `key` (`<true/>`, `<false/>`); nil when absent; an error when it is something else.
+    func bool(_ key: String) throws(AppManifestError) -> Bool? {
+        guard let value = values[key] else { return nil }
+        guard let bool = value as? Bool else { throw invalid(key, "must be <true/> or <false/>, not \(Self.describe(value))") }
+        return bool
+    }
+
     /// The dictionary at `key`; nil when absent; an error when it is something else.
     func dictionary(_ key: String, in dictionary: [String: Any]? = nil, path: String? = nil) throws(AppManifestError) -> [String: Any]? {
         guard let value = (dictionary ?? values)[key] else { return nil }

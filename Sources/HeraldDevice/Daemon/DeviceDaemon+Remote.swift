@@ -13,10 +13,18 @@ extension DeviceDaemon {
         let apps = self.apps
         let named = configuration.topics
         let lastReported = Mutex<(reason: String, at: ContinuousClock.Instant)?>(nil)
-        try await gatewayLink.run(topics: {
+        let activities = self.activities
+        try await gatewayLink.run(requests: { [self] in
+            let installed = (try? apps.all()) ?? []
             var topics = named
-            for app in (try? apps.all()) ?? [] where !topics.contains(app.bundleIdentifier) { topics.append(app.bundleIdentifier) }
-            return topics
+            for app in installed where !topics.contains(app.bundleIdentifier) { topics.append(app.bundleIdentifier) }
+            let liveActivityApps = installed.filter(\.supportsLiveActivities).map(\.bundleIdentifier)
+            do {
+                return topics.map { .register(topic: $0) } + (try activities.linkRequests(liveActivityApps: liveActivityApps))
+            } catch {
+                report(.problem("cannot read the Live Activities: \(error)"))
+                return topics.map { .register(topic: $0) }
+            }
         }) { [self] event in
             try await linkEvent(event)
         } onDisconnect: { [self] reason in
@@ -47,9 +55,11 @@ extension DeviceDaemon {
         case .refused(let reason, let message, let topic):
             registrations.refuse(topic: topic, with: UNError(.notificationsNotAllowed, "the gateway refused: \(reason): \(message)"))
             report(.refused(reason: reason, message: message))
-        case .liveActivity:
-            // The daemon asks for no Live Activity tokens or subscriptions yet (issue 41's device side).
-            return
+        case .liveActivity(let message):
+            try linkAnswered(message)
+        case .notification(let notification) where notification.pushType == .liveActivity:
+            // Applied before the gateway hears of it: from here on a daemon restart loses nothing.
+            try await receiveActivityPush(notification)
         case .notification(let notification):
             // Kept before the gateway hears of it: from here on a daemon restart loses nothing.
             let item = NotificationStore.InboxItem(

@@ -1,4 +1,5 @@
 package import Foundation
+package import HeraldWire
 import NIOCore
 import NIOPosix
 import Synchronization
@@ -19,6 +20,12 @@ package enum DeviceDaemonEvent: Sendable {
     case launched(bundleID: String, pid: Int32, reason: String)
     /// The notification center page is served at this address (`--ui-port`).
     case notificationCenter(URL)
+    /// The gateway gave (or retired) an app's push-to-start token or an activity's token.
+    case liveActivityToken(DeviceLinkMessage)
+    /// A Live Activity started, changed or went away.
+    case activity(ActivityChange)
+    /// A `liveactivity` push that changed nothing, and why (iOS drops these without a word to the provider).
+    case activityPushDropped(apnsID: String, bundleID: String, reason: String)
     case problem(String)
 }
 
@@ -59,6 +66,8 @@ package final class DeviceDaemon: Sendable {
     let engine: LocalEngine
     let apps: InstalledApps
     let runner: ServiceExtensionRunner
+    /// The Live Activities of every app on the device.
+    let activities: ActivityCenter
     let launcher: AppLauncher
     let report: @Sendable (DeviceDaemonEvent) -> Void
     let sessions = Mutex<[ObjectIdentifier: AppSession]>([:])
@@ -98,6 +107,7 @@ package final class DeviceDaemon: Sendable {
         let dataDirectory = configuration.dataDirectory
         store = try NotificationStore(path: dataDirectory.appendingPathComponent("notifications.sqlite").path, owner: .daemonQueues)
         apps = InstalledApps(dataDirectory: dataDirectory)
+        activities = ActivityCenter(store: try ActivityStore(path: dataDirectory.appendingPathComponent("activities.sqlite").path))
         let (apps, store) = (self.apps, self.store)
         let app = { @Sendable (bundleID: String) in Presentation.App((try? apps.app(bundleID: bundleID)) ?? nil, bundleID: bundleID) }
         let center = configuration.notificationCenterPort.map { _ in NotificationCenterPresenter() }
@@ -172,6 +182,7 @@ package final class DeviceDaemon: Sendable {
             if let gatewayLink = configuration.link {
                 group.addTask { [self] in try await runLink(gatewayLink) }
             }
+            group.addTask { [self] in await runActivityClock() }
             if let center, let port = configuration.notificationCenterPort {
                 let page = try notificationCenterServer(center)
                 for delivered in await deliveredPresentations() { await center.present(delivered) }

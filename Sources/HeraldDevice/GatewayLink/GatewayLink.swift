@@ -163,9 +163,9 @@ package struct GatewayLink: Sendable {
 
     /// Sessions until cancelled, reconnecting after a dropped link with backoff (0.2 s doubling to 5 s, each
     /// wait drawn from the upper half of that, so a fleet dropped at once does not reconnect at once).
-    /// `topics` is asked on each connection: the apps to register then.
+    /// `requests` is asked on each connection: what to send then (the apps to register, Live Activity tokens and channels).
     package func run(
-        topics: @escaping @Sendable () -> [String],
+        requests: @escaping @Sendable () -> [DeviceLinkMessage],
         handler: @escaping @Sendable (GatewayLinkEvent) async throws -> Void,
         onDisconnect: @escaping @Sendable (String) async -> Void
     ) async throws {
@@ -174,7 +174,7 @@ package struct GatewayLink: Sendable {
             let connected = Mutex(false)
             let reason: String
             do {
-                reason = try await session(requests: topics().map { .register(topic: $0) }) { event in
+                reason = try await session(requests: requests()) { event in
                     if case .connected = event { connected.withLock { $0 = true } }
                     try await handler(event)
                     return true

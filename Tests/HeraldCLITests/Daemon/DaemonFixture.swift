@@ -23,14 +23,17 @@ final class DaemonFixture: Sendable {
     /// Installs the test app as `app` (with the test service extension when `serviceExtension`) and `otherApp`,
     /// then starts the daemon and waits until the gateway registered `app`.
     /// `extraArguments` and `environment` go to the daemon (`--presenter desktop` and a test bus's address, say).
+    /// `liveActivities` declares `NSSupportsLiveActivities` in `app`'s Info.plist.
     static func start(
         serviceExtension: Bool = false, strings: [String: String] = [:], budget: Double = 2, extraArguments: [String] = [],
-        environment: [String: String] = [:]
+        environment: [String: String] = [:], liveActivities: Bool = false
     ) async throws -> DaemonFixture {
         let gateway = try await TestGateway.start()
         let data = CommandRunTests.temporaryDirectory()
         for bundleID in [app, otherApp] {
-            let bundle = try writeBundle(bundleID, in: data, serviceExtension: serviceExtension && bundleID == app, strings: strings)
+            let bundle = try writeBundle(
+                bundleID, in: data, serviceExtension: serviceExtension && bundleID == app, strings: strings,
+                liveActivities: liveActivities && bundleID == app)
             let installed = try await CommandRunTests.run(["apps", "install", bundle, "--executable-dir", builtDirectory, "--data-dir", data])
             #expect(installed.status == 0, "\(installed.error)")
         }
@@ -61,11 +64,14 @@ final class DaemonFixture: Sendable {
 
     /// `DATA/bundles/ID.app` with an Info.plist naming `herald-test-app` (`otherApp` gets its own copy of it),
     /// a service extension naming `herald-test-service-extension`, and `en.lproj/Localizable.strings`.
-    private static func writeBundle(_ bundleID: String, in data: String, serviceExtension: Bool, strings: [String: String]) throws -> String {
+    private static func writeBundle(
+        _ bundleID: String, in data: String, serviceExtension: Bool, strings: [String: String], liveActivities: Bool
+    ) throws -> String {
         let bundle = URL(fileURLWithPath: data).appendingPathComponent("bundles/\(bundleID).app")
         try FileManager.default.createDirectory(at: bundle, withIntermediateDirectories: true)
-        try plist(["CFBundleIdentifier": bundleID, "CFBundleExecutable": "herald-test-app", "CFBundleName": "Test"])
-            .write(to: bundle.appendingPathComponent("Info.plist"))
+        var info: [String: Any] = ["CFBundleIdentifier": bundleID, "CFBundleExecutable": "herald-test-app", "CFBundleName": "Test"]
+        if liveActivities { info["NSSupportsLiveActivities"] = true }
+        try plist(info).write(to: bundle.appendingPathComponent("Info.plist"))
         if bundleID == otherApp {
             // Its own copy of the executable: the daemon knows apps by their executables.
             try FileManager.default.copyItem(at: HeraldProcess.built("herald-test-app"), to: bundle.appendingPathComponent("herald-test-app"))
@@ -101,7 +107,7 @@ final class DaemonFixture: Sendable {
 
     /// The app's device token, as the daemon announced it.
     func token(of topic: String = DaemonFixture.app) throws -> String {
-        try #require(events("registered").first { $0["topic"]?.stringValue == topic }?["deviceToken"]?.stringValue)
+        try #require(events("registered").first { $0["topic"]?.stringValue == topic && $0["kind"] == nil }?["deviceToken"]?.stringValue)
     }
 
     /// Waits for a daemon line with this event where `matching` holds.

@@ -1,0 +1,74 @@
+import Foundation
+import HeraldWire
+import Synchronization
+
+extension DeviceDaemon {
+    // MARK: Live Activities
+
+    /// Applies a `liveactivity` push and tells the gateway what the change needs (a token for a new activity, a
+    /// channel subscription, a token retired).
+    func receiveActivityPush(_ notification: LinkNotification) async throws {
+        let apnsID = APNsID.format(notification.apnsID)
+        switch try activities.receive(notification, now: Date()) {
+        case .dropped(let reason):
+            report(.activityPushDropped(apnsID: apnsID, bundleID: notification.bundleID, reason: reason))
+        case .changed(let changes):
+            await settle(changes)
+        }
+    }
+
+    /// Reports each change and sends the link requests they call for, when the link is up (else the next connection
+    /// sends them: ``ActivityCenter/linkRequests(liveActivityApps:)``).
+    func settle(_ changes: [ActivityChange]) async {
+        var requests: [DeviceLinkMessage] = []
+        for change in changes {
+            report(.activity(change))
+            let activity = change.activity
+            switch change.kind {
+            case .started:
+                if activity.wantsToken { requests.append(.register(topic: activity.bundleID, kind: .activity, activityID: activity.id)) }
+                if let channel = activity.channelID { requests.append(.subscribe(topic: activity.bundleID, channelID: channel)) }
+            case .dismissed:
+                if activity.pushToken != nil, !activity.tokenRetired {
+                    requests.append(.unregister(topic: activity.bundleID, kind: .activity, activityID: activity.id))
+                }
+                if let channel = activity.channelID, (try? activities.current().contains { $0.channelID == channel }) == false {
+                    requests.append(.unsubscribe(topic: activity.bundleID, channelID: channel))
+                }
+            case .updated, .stale, .ended:
+                break
+            }
+        }
+        guard !requests.isEmpty, let sender = link.withLock({ $0.sender }) else { return }
+        for request in requests {
+            do {
+                try await sender.send(request)
+            } catch {
+                return  // the link dropped: the next connection asks again
+            }
+        }
+    }
+
+    /// The gateway's answer about a Live Activity token or channel.
+    func linkAnswered(_ message: DeviceLinkMessage) throws {
+        if case .error(let refusal) = message {
+            report(.refused(reason: refusal.reason, message: refusal.message))
+            return
+        }
+        try activities.linkAnswer(message)
+        report(.liveActivityToken(message))
+    }
+
+    /// Once a second: stale dates, the 8-hour limit and dismissals.
+    func runActivityClock() async {
+        while !Task.isCancelled {
+            do {
+                let changes = try activities.tick(now: Date())
+                if !changes.isEmpty { await settle(changes) }
+            } catch {
+                report(.problem("cannot update the Live Activities: \(error)"))
+            }
+            try? await Task.sleep(for: .seconds(1))
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import HeraldClient
+import HeraldGatewayTesting
+import HeraldStore
+import HeraldTesting
+import HeraldWire
+import Testing
+
+/// Live Activities on a real device daemon (`herald device --json`) linked to a real gateway: push-to-start, updates
+/// by the activity's own token and by a broadcast channel, the order of timestamps, the end and dismissal, the token's
+/// retirement, and a daemon restart in the middle.
+@Suite(.serialized) struct DaemonLiveActivityTests {
+    static let topic = DaemonFixture.app + ".push-type.liveactivity"
+
+    /// A `liveactivity` push of `aps` (the inside of the `aps` dictionary) to `token`.
+    @discardableResult
+    static func push(_ fixture: DaemonFixture, _ aps: String, to token: String, pushType: PushType = .liveActivity) async throws -> APNsResponse {
+        let connection = try await fixture.gateway.connect()
+        let headers = APNsConnection.notificationHeaders(
+            token: token, topic: pushType == .liveActivity ? topic : DaemonFixture.app, jwt: fixture.gateway.defaultJWT, pushType: pushType)
+        let response = try await connection.send(headers: headers, body: Data(#"{"aps":{\#(aps)}}"#.utf8))
+        await connection.close()
+        return response
+    }
+
+    static var now: Int { Int(Date().timeIntervalSince1970) }
+
+    static func start(timestamp: Int, extra: String = "") -> String {
+        #""event":"start","timestamp":\#(timestamp),"attributes-type":"DeliveryAttributes","attributes":{"orderID":"A-17"},"#
+            + #""content-state":{"progress":0.1,"status":"packing"},"alert":{"title":"Order A-17","body":"Packing"}\#(extra)"#
+    }
+
+    @Test func aPushStartedActivityIsUpdatedEndedAndDismissed() async throws {
+        let fixture = try await DaemonFixture.start(liveActivities: true)
+        let registered = await fixture.waitForEvent("registered") { $0["kind"]?.stringValue == "pushToStart" }
+        let pushToStart = try #require(registered?["deviceToken"]?.stringValue, "\(fixture.daemon.output) \(fixture.daemon.errorOutput)")
+        // The other app does not declare NSSupportsLiveActivities: no push-to-start token.
+        let otherTokens = fixture.events("registered").filter { $0["topic"]?.stringValue == DaemonFixture.otherApp && $0["kind"] != nil }
+        #expect(otherTokens.isEmpty)
+
+        // A remote start asking for a token of its own.
+        let first = Self.now
+        #expect(try await Self.push(fixture, Self.start(timestamp: first, extra: #","input-push-token":1"#), to: pushToStart).status == 200)
+        let started = try #require(await fixture.waitForEvent("activity") { $0["change"]?.stringValue == "started" })
+        let activityID = try #require(started["activityID"]?.stringValue)
+        #expect(started["state"]?["status"] == .string("packing") && started["attributes"]?["orderID"] == .string("A-17"))
+        #expect(started["attributesType"] == .string("DeliveryAttributes") && started["origin"] == .string("push"))
+        #expect(started["alert"]?["title"] == .string("Order A-17"))
+        let tokenEvent = await fixture.waitForEvent("registered") { $0["activityID"]?.stringValue == activityID }
+        let token = try #require(tokenEvent?["deviceToken"]?.stringValue)
+        #expect(tokenEvent?["kind"] == .string("activity"))
+
+        // Updates by the activity's token, in timestamp order; an older one is dropped.
+        let update = #""event":"update","timestamp":\#(first + 5),"content-state":{"progress":0.6,"status":"on the way"}"#
+        #expect(try await Self.push(fixture, update, to: token).status == 200)
+        let updated = await fixture.waitForEvent("activity") { $0["change"]?.stringValue == "updated" }
+        #expect(updated?["state"]?["status"] == .string("on the way"))
+        let stale = #""event":"update","timestamp":\#(first + 1),"content-state":{"progress":0.2,"status":"old"}"#
+        #expect(try await Self.push(fixture, stale, to: token).status == 200)
+        let dropped = await fixture.waitForEvent("activityDropped")
+        #expect(dropped?["reason"]?.stringValue?.contains("is not after") == true, "\(fixture.daemon.output)")
+        // The token takes liveactivity pushes only; a liveactivity push to the app's own token is accepted and dropped.
+        let alert = try await Self.push(fixture, #""alert":"hi""#, to: token, pushType: .alert)
+        #expect(alert.status == 400 && alert.reason == .deviceTokenNotForTopic)
+        #expect(try await Self.push(fixture, update, to: try fixture.token()).status == 200)
+        #expect(await fixture.waitForEvent("activityDropped") { $0["reason"]?.stringValue?.contains("app's own token") == true } != nil)
+
+        // An end with a dismissal date two seconds ahead: ended now, dismissed then, and its token retired.
+        let end = #""event":"end","timestamp":\#(first + 9),"content-state":{"progress":1,"status":"delivered"},"dismissal-date":\#(Self.now + 2)"#
+        #expect(try await Self.push(fixture, end, to: token).status == 200)
+        let ended = await fixture.waitForEvent("activity") { $0["change"]?.stringValue == "ended" }
+        #expect(ended?["state"]?["status"] == .string("delivered") && ended?["phase"] == .string("ended"))
+        #expect(fixture.events("activity").contains { $0["change"]?.stringValue == "dismissed" } == false)
+        #expect(await fixture.waitForEvent("activity") { $0["change"]?.stringValue == "dismissed" } != nil)
+        #expect(await fixture.waitForEvent("unregistered") { $0["activityID"]?.stringValue == activityID } != nil)
+        let gone = try await Self.push(fixture, update, to: token)
+        #expect(gone.status == 410 && gone.reason == .expiredToken)
+        try await fixture.stop()
+    }
+
+    @Test func aChannelsBroadcastUpdatesItsActivitiesAndSurvivesARestart() async throws {
+        let fixture = try await DaemonFixture.start(liveActivities: true)
+        let pushToStart = try #require(
+            await fixture.waitForEvent("registered") { $0["kind"]?.stringValue == "pushToStart" }?["deviceToken"]?.stringValue)
+        let channel = BroadcastChannel(
+            bundleID: DaemonFixture.app, environment: .development, storagePolicy: .mostRecentMessageStored, createdAt: Date())
+        #expect(try await fixture.gateway.store.createChannel(channel, limit: 10))
+        let first = Self.now
+        let start = Self.start(timestamp: first, extra: #","input-push-channel":"\#(channel.id)""#)
+        #expect(try await Self.push(fixture, start, to: pushToStart).status == 200)
+        #expect(await fixture.waitForEvent("subscribed") { $0["channelID"]?.stringValue == channel.id } != nil, "\(fixture.daemon.output)")
+
+        let connection = try await fixture.gateway.connect()
+        func broadcast(_ aps: String) async throws -> APNsResponse {
+            try await connection.send(
+                headers: [
+                    (":method", "POST"), (":scheme", "https"), (":path", "/4/broadcasts/apps/\(DaemonFixture.app)"), (":authority", "localhost"),
+                    ("authorization", "bearer \(fixture.gateway.defaultJWT)"), ("apns-channel-id", channel.id),
+                    ("apns-expiration", String(Self.now + 600)), ("apns-priority", "10"), ("apns-push-type", "liveactivity"),
+                ], body: Data(#"{"aps":{\#(aps)}}"#.utf8))
+        }
+        #expect(try await broadcast(#""event":"update","timestamp":\#(first + 1),"content-state":{"progress":0.5,"status":"halfway"}"#).status == 200)
+        let updated = await fixture.waitForEvent("activity") { $0["change"]?.stringValue == "updated" }
+        #expect(updated?["state"]?["status"] == .string("halfway") && updated?["channelID"] == .string(channel.id))
+
+        // The daemon stops; a broadcast meanwhile is kept by the channel and reaches the restarted daemon, which still
+        // knows its activity.
+        fixture.daemon.terminate()
+        _ = await fixture.daemon.exitStatus()
+        #expect(try await broadcast(#""event":"update","timestamp":\#(first + 2),"content-state":{"progress":0.8,"status":"nearly"}"#).status == 200)
+        let restarted = try HeraldProcess.start(fixture.daemonArguments)
+        defer { restarted.terminate() }
+        let resumed = await restarted.waitForEvent("activity") { $0["change"]?.stringValue == "updated" }
+        #expect(resumed?["state"]?["status"] == .string("nearly"), "\(restarted.output)\(restarted.errorOutput)")
+        await connection.close()
+        restarted.terminate()
+        _ = await restarted.exitStatus()
+        try await fixture.gateway.stop()
+    }
+}
