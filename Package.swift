@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "HeraldCLI", targets: ["HeraldCLI"]),
         .library(name: "UserNotifications", targets: ["UserNotifications"]),
         .library(name: "UserNotificationsUI", targets: ["UserNotificationsUI"]),
+        .library(name: "ActivityKit", targets: ["ActivityKit"]),
         .library(name: "CoreLocation", targets: ["CoreLocation"]),
     ],
     dependencies: [
@@ -191,6 +192,10 @@ let package = Package(
         .target(name: "UserNotificationsUI", dependencies: ["UserNotifications"]),
         // The device daemon (`herald device`): apps registry, gateway link, inbox, extension hosts, presenters.
         .target(
+            name: "ActivityKit",
+            dependencies: ["UserNotifications"]
+        ),
+        .target(
             name: "HeraldDevice",
             dependencies: [
                 "UserNotifications",
@@ -347,7 +352,7 @@ let package = Package(
         .testTarget(
             name: "UserNotificationsTests",
             dependencies: [
-                "UserNotifications", "UserNotificationsUI", "CoreLocation", "HeraldTesting", .product(name: "GRDB", package: "GRDB.swift"),
+                "UserNotifications", "UserNotificationsUI", "CoreLocation", "ActivityKit", "HeraldTesting", .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .testTarget(
@@ -458,7 +463,7 @@ package.targets += [
         swiftSettings: [.swiftLanguageMode(.v5)]
     ),
     .executableTarget(
-        name: "herald-test-app", dependencies: ["UserNotifications"], path: "Tests/Fixtures/TestApp",
+        name: "herald-test-app", dependencies: ["UserNotifications", "ActivityKit"], path: "Tests/Fixtures/TestApp",
         swiftSettings: [.swiftLanguageMode(.v5)]
     ),
 ]

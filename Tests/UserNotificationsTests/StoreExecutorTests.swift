@@ -84,12 +84,12 @@ private final class Counter: Sendable {
     /// Over the daemon's socket the store's code travels beside the message.
     @Test func theDaemonSaysAStoreFailureAsOne() throws {
         let line = try DaemonMessage.failure(id: 7, code: 1, message: "held", store: "busy").encodedLine()
-        guard case .failure(7, 1, "held", "busy") = try DaemonMessage.decode(line) else {
+        guard case .failure(7, 1, "held", "busy", nil) = try DaemonMessage.decode(line) else {
             Issue.record("\(line)")
             return
         }
         let older = Data(#"{"failure":{"id":7,"code":1,"message":"no"}}"#.utf8)
-        guard case .failure(7, 1, "no", nil) = try DaemonMessage.decode(older) else {
+        guard case .failure(7, 1, "no", nil, nil) = try DaemonMessage.decode(older) else {
             Issue.record("an older daemon's failure")
             return
         }

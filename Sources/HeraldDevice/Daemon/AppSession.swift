@@ -17,6 +17,8 @@ final class AppSession: Sendable {
     let peer: PeerCredentials
     let conversation: DaemonConversation
     private let handles = Mutex((delegate: false, remoteNotifications: false))
+    /// The `ActivityAttributes` types whose Live Activities the app watches on this connection.
+    private let watchedActivityTypes = Mutex<Set<String>>([])
 
     init(role: Role, peer: PeerCredentials, conversation: DaemonConversation) {
         self.role = role
@@ -34,6 +36,17 @@ final class AppSession: Sendable {
     func attach(delegate: Bool, remoteNotifications: Bool) {
         handles.withLock { $0 = (delegate, remoteNotifications) }
     }
+
+    func watchActivities(ofType type: String) {
+        watchedActivityTypes.withLock { _ = $0.insert(type) }
+    }
+
+    func watchesActivities(ofType type: String) -> Bool {
+        watchedActivityTypes.withLock { $0.contains(type) }
+    }
+
+    /// Whether the app watches any Live Activity type (and so wants its push-to-start token's changes).
+    var watchesActivities: Bool { watchedActivityTypes.withLock { !$0.isEmpty } }
 
     /// Whether the app handles `event` now.
     func handles(_ event: AppEventRecord) -> Bool {

@@ -24,6 +24,7 @@ extension DeviceDaemon {
         for change in changes {
             report(.activity(change))
             let activity = change.activity
+            tellWatchers(activity)
             switch change.kind {
             case .started:
                 if activity.wantsToken { requests.append(.register(topic: activity.bundleID, kind: .activity, activityID: activity.id)) }
@@ -55,7 +56,8 @@ extension DeviceDaemon {
             report(.refused(reason: refusal.reason, message: refusal.message))
             return
         }
-        try activities.linkAnswer(message)
+        if let activity = try activities.linkAnswer(message) { tellWatchers(activity) }
+        if case .registered(let topic, let token, .pushToStart, _) = message { tellWatchers(pushToStartToken: token, of: topic) }
         report(.liveActivityToken(message))
     }
 

@@ -4,6 +4,7 @@ import UserNotifications
 extension DeviceDaemon {
     /// Answers one call of a session: as the app the session is, never as an app it names.
     func answer(_ call: DaemonCall, id: Int, from session: AppSession) async -> DaemonMessage {
+        if call.isActivityCall { return answerActivityCall(call, id: id, from: session) }
         do throws(UNError) {
             return .result(id: id, result: try await perform(call, from: session))
         } catch {
@@ -67,6 +68,8 @@ extension DeviceDaemon {
             session.attach(delegate: delegate, remoteNotifications: remoteNotifications)
             Task { await deliverQueuedEvents(of: app) }
             return .done
+        case .activities, .requestActivity, .changeActivity:
+            preconditionFailure("answered by answerActivityCall")
         case .respond, .expand:
             throw UNError(
                 .notificationsNotAllowed, "apps cannot respond to notifications or expand them; the person does (`herald device respond`, `show`)")

@@ -9,13 +9,17 @@ package struct AppEventHandlers: Sendable {
     package var willPresent: @Sendable (NotificationRecord) async -> UNNotificationPresentationOptions
     /// A response or a background push; returns once the app's handler has run.
     package var event: @Sendable (AppEventRecord) async -> Void
+    /// A change to the app's Live Activities or its push-to-start token (ActivityKit).
+    package var activity: @Sendable (DaemonQuestion) async -> Void
 
     package init(
         willPresent: @escaping @Sendable (NotificationRecord) async -> UNNotificationPresentationOptions,
-        event: @escaping @Sendable (AppEventRecord) async -> Void
+        event: @escaping @Sendable (AppEventRecord) async -> Void,
+        activity: @escaping @Sendable (DaemonQuestion) async -> Void = { _ in }
     ) {
         self.willPresent = willPresent
         self.event = event
+        self.activity = activity
     }
 }
 
@@ -30,6 +34,8 @@ package final class DaemonClient: NotificationEngine {
         var connecting: Task<DaemonConversation?, Never>?
         var handlers: AppEventHandlers?
         var attached = (delegate: false, remoteNotifications: false)
+        /// Live Activity types watched (ActivityKit), asked for again on a new connection.
+        var watchedActivityTypes: Set<String> = []
     }
 
     package init(path: String) {
@@ -44,6 +50,13 @@ package final class DaemonClient: NotificationEngine {
     package func attach(delegate: Bool, remoteNotifications: Bool) async throws(UNError) {
         state.withLock { $0.attached = (delegate, remoteNotifications) }
         _ = try await call(.attach(delegate: delegate, remoteNotifications: remoteNotifications))
+    }
+
+    /// Watches the app's Live Activities of one type: changes come to the handlers' `activity`. Returns what there is now.
+    package func watchActivities(ofType type: String) async throws(UNError) -> ActivitySnapshot {
+        state.withLock { _ = $0.watchedActivityTypes.insert(type) }
+        guard case .activities(let snapshot) = try await call(.activities(attributesType: type, watch: true)) else { throw Self.unexpected }
+        return snapshot
     }
 
     /// The app's device token (hex) from the gateway.
@@ -114,9 +127,9 @@ package final class DaemonClient: NotificationEngine {
         switch await conversation.request({ .call(id: $0, call: call) }) {
         case .result(_, let result)?:
             return result
-        case .failure(_, _, let message, let store?)?:
+        case .failure(_, _, let message, let store?, _)?:
             throw UNError(storeFailure: NotificationStoreError(NotificationStoreError.Code(rawValue: store), message))
-        case .failure(_, let code, let message, nil)?:
+        case .failure(_, let code, let message, nil, _)?:
             throw UNError(UNError.Code(rawValue: code) ?? .notificationsNotAllowed, message)
         default:
             throw UNError(.notificationsNotAllowed, "the device daemon closed the connection before answering")
@@ -172,11 +185,14 @@ package final class DaemonClient: NotificationEngine {
         var iterator = ready.stream.makeAsyncIterator()
         guard let conversation = await iterator.next() else { return nil }
         // Say again what the app handles (after a daemon restart, this is a new connection).
-        let attached = state.withLock { $0.attached }
+        let (attached, watched) = state.withLock { ($0.attached, $0.watchedActivityTypes) }
         if attached.delegate || attached.remoteNotifications {
             _ = await conversation.request {
                 .call(id: $0, call: .attach(delegate: attached.delegate, remoteNotifications: attached.remoteNotifications))
             }
+        }
+        for type in watched.sorted() {
+            _ = await conversation.request { .call(id: $0, call: .activities(attributesType: type, watch: true)) }
         }
         return conversation
     }
@@ -189,6 +205,9 @@ package final class DaemonClient: NotificationEngine {
             await conversation.send(.answer(id: id, options: options.rawValue))
         case .event(let event):
             await handlers?.event(event)
+            await conversation.send(.answer(id: id, options: 0))
+        case .activity, .pushToStartToken:
+            await handlers?.activity(question)
             await conversation.send(.answer(id: id, options: 0))
         }
     }

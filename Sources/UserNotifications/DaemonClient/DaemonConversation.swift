@@ -64,7 +64,7 @@ package final class DaemonConversation: Sendable {
     /// Hands a reply to whoever waits for it; false when `message` is not a reply.
     package func deliver(_ message: DaemonMessage) -> Bool {
         switch message {
-        case .result(let id, _), .failure(let id, _, _, _), .answer(let id, _):
+        case .result(let id, _), .failure(let id, _, _, _, _), .answer(let id, _):
             resume(id, with: message)
             return true
         case .call, .ask:

@@ -9,8 +9,9 @@ package import Foundation
 package enum DaemonMessage: Codable, Sendable {
     case call(id: Int, call: DaemonCall)
     case result(id: Int, result: DaemonResult)
-    /// `store`: the ``NotificationStoreError`` code when the daemon's store failed.
-    case failure(id: Int, code: Int, message: String, store: String? = nil)
+    /// `store`: the ``NotificationStoreError`` code when the daemon's store failed; `activity`: ActivityKit's
+    /// `ActivityAuthorizationError` case when a Live Activity call was refused.
+    case failure(id: Int, code: Int, message: String, store: String? = nil, activity: String? = nil)
     case ask(id: Int, question: DaemonQuestion)
     case answer(id: Int, options: UInt)
 
@@ -45,6 +46,11 @@ package enum DaemonCall: Codable, Sendable {
     /// A delivered notification to expand (`herald device show`; the `herald` binary only): it, its category's
     /// actions and its app's content extension.
     case expand(bundleID: String?, identifier: String)
+    /// The app's Live Activities of one `ActivityAttributes` type, its push-to-start token and whether it may have
+    /// them; with `watch`, this connection is asked about every change from now on.
+    case activities(attributesType: String, watch: Bool)
+    case requestActivity(ActivityRequestRecord)
+    case changeActivity(ActivityChangeRecord)
 }
 
 /// `herald device respond`: which notification, which action, what text.
@@ -76,6 +82,8 @@ package enum DaemonResult: Codable, Sendable {
     /// What became of a response: the app and action it went to, and whether the app was launched for it.
     case responded(bundleID: String, actionIdentifier: String, delivery: String)
     case expanded(ExpandedNotification)
+    case activities(ActivitySnapshot)
+    case activity(ActivityRecord)
 }
 
 /// A delivered notification as `herald device show` draws it.
@@ -118,6 +126,10 @@ package enum DaemonQuestion: Codable, Sendable {
     case willPresent(NotificationRecord)
     /// A response or background push; answered once the app's handler has run.
     case event(AppEventRecord)
+    /// One of the app's Live Activities of a watched type changed (started, updated, got its token, ended…).
+    case activity(ActivityRecord)
+    /// The app's push-to-start token changed.
+    case pushToStartToken(String)
 }
 
 extension JSONEncoder {

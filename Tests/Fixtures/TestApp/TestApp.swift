@@ -126,6 +126,8 @@ struct TestApp {
                 ])
             case "wait":
                 lifetime = Double(arguments.removeFirst()) ?? lifetime
+            case let command where command.hasPrefix("activity-"):
+                await runActivityCommand(command, &arguments)
             default:
                 emit(["event": "unknownArgument", "argument": argument])
             }

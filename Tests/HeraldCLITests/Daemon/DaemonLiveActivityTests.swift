@@ -118,3 +118,70 @@ import Testing
         try await fixture.gateway.stop()
     }
 }
+
+/// ActivityKit in an app process (the test app, compiled in the Swift 5 language mode as app code is) against the
+/// daemon: `Activity.request`, its push token, updates from a provider, the app's own update and end, activities
+/// started by a push reaching a running app's `activityUpdates` and a later process's `activities`.
+@Suite(.serialized) struct ActivityKitAppTests {
+    @Test func anAppsActivityTakesItsTokensPushesAndEnds() async throws {
+        let fixture = try await DaemonFixture.start(liveActivities: true)
+        let app = try fixture.startApp(["activity-request", "token", "wait", "30"])
+        defer { app.terminate() }
+        let requested = try #require(await app.waitForEvent("requested"), "\(app.output)\(app.errorOutput)")
+        let id = try #require(requested["id"]?.stringValue)
+        #expect(
+            requested["status"] == .string("ordered") && requested["orderID"] == .string("B-42") && requested["activityState"] == .string("active"))
+        let token = try #require(await app.waitForEvent("pushToken")?["token"]?.stringValue, "\(app.output)")
+        #expect(await fixture.waitForEvent("activity") { $0["activityID"]?.stringValue == id && $0["origin"] == .string("app") } != nil)
+
+        // A provider's update reaches the app's contentUpdates.
+        let update = #""event":"update","timestamp":\#(DaemonLiveActivityTests.now),"content-state":{"progress":0.5,"status":"on the way"}"#
+        #expect(try await DaemonLiveActivityTests.push(fixture, update, to: token).status == 200)
+        #expect(await app.waitForEvent("content") { $0["status"] == .string("on the way") } != nil, "\(app.output)")
+
+        // Another process of the app lists it; then it ends it at once.
+        let lister = try fixture.startApp(["activity-list", "wait", "0"])
+        let listed = await lister.waitForEvent("activities")
+        #expect(first(listed?["activities"])?["status"] == .string("on the way") && listed?["enabled"] == .bool(true), "\(lister.output)")
+        #expect(listed?["pushToStartToken"]?.stringValue?.count == 64)
+        let ender = try fixture.startApp(["activity-end", "delivered", "wait", "1"])
+        #expect(await ender.waitForEvent("ended") != nil, "\(ender.output)")
+        #expect(await app.waitForEvent("activityState") { $0["state"] == .string("dismissed") } != nil, "\(app.output)")
+        #expect(await fixture.waitForEvent("unregistered") { $0["activityID"]?.stringValue == id } != nil)
+        let gone = try await DaemonLiveActivityTests.push(fixture, update, to: token)
+        #expect(gone.status == 410 && gone.reason == .expiredToken)
+        try await fixture.stop()
+    }
+
+    @Test func aPushStartedActivityReachesARunningAppAndALaterOne() async throws {
+        let fixture = try await DaemonFixture.start(liveActivities: true)
+        let watcher = try fixture.startApp(["activity-watch", "wait", "30"])
+        defer { watcher.terminate() }
+        let pushToStart = try #require(await watcher.waitForEvent("pushToStartToken")?["token"]?.stringValue, "\(watcher.output)")
+        let start =
+            #""event":"start","timestamp":\#(DaemonLiveActivityTests.now),"attributes-type":"DeliveryAttributes","#
+            + #""attributes":{"orderID":"P-7"},"content-state":{"progress":0.2,"status":"picked"},"alert":"Started""#
+        #expect(try await DaemonLiveActivityTests.push(fixture, start, to: pushToStart).status == 200)
+        let started = await watcher.waitForEvent("activityStarted")
+        #expect(started?["orderID"] == .string("P-7") && started?["status"] == .string("picked"), "\(watcher.output)")
+        let later = try fixture.startApp(["activity-list", "wait", "0"])
+        #expect(await later.waitForEvent("activities").map { first($0["activities"]) }??["orderID"] == .string("P-7"), "\(later.output)")
+        try await fixture.stop()
+    }
+
+    @Test func anAppWithoutTheInfoPlistKeyIsUnentitled() async throws {
+        let fixture = try await DaemonFixture.start(liveActivities: false)
+        let app = try fixture.startApp(["activity-request", "none", "wait", "0"])
+        let failed = await app.waitForEvent("requestFailed")
+        #expect(failed?["error"] == .string("unentitled"), "\(app.output)\(app.errorOutput)")
+        let lister = try fixture.startApp(["activity-list", "wait", "0"])
+        #expect(await lister.waitForEvent("activities")?["enabled"] == .bool(false))
+        try await fixture.stop()
+    }
+}
+
+/// The first element of a JSON array.
+private func first(_ value: JSONValue?) -> JSONValue? {
+    guard case .array(let elements)? = value else { return nil }
+    return elements.first
+}

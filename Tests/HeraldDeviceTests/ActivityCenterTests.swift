@@ -1,0 +1,118 @@
+import Foundation
+import HeraldTesting
+import HeraldWire
+import Testing
+
+@testable import HeraldDevice
+
+/// The device's Live Activity rules on a real activity store, with time given: iOS's limits, the order of pushes,
+/// and what the link is asked for.
+@Suite struct ActivityCenterTests {
+    static let app = "com.example.app"
+    static let pushToStart = String(repeating: "ab", count: 32)
+    let center: ActivityCenter
+    let start = Date(timeIntervalSince1970: 1_800_000_000)
+
+    init() throws {
+        center = ActivityCenter(store: try ActivityStore(path: TemporaryPath.make("activities", suffix: ".sqlite")))
+        try center.linkAnswer(.registered(topic: Self.app, deviceToken: Self.pushToStart, kind: .pushToStart))
+    }
+
+    func push(_ aps: String, to token: String = ActivityCenterTests.pushToStart, channel: String? = nil, at date: Date) throws
+        -> ActivityCenter.Outcome
+    {
+        let notification = LinkNotification(
+            apnsID: UUID(), uniqueID: UUID(), topic: Self.app + ".push-type.liveactivity", bundleID: Self.app, deviceToken: token,
+            pushType: .liveActivity, priority: .immediate, collapseID: nil, expiration: nil, receivedAt: 0,
+            payload: Data(#"{"aps":{\#(aps)}}"#.utf8), channelID: channel)
+        return try center.receive(notification, now: date)
+    }
+
+    func startPush(timestamp: Int = 1, extra: String = "") -> String {
+        #""event":"start","timestamp":\#(timestamp),"attributes-type":"T","attributes":{"a":1},"content-state":{"n":0},"alert":"x"\#(extra)"#
+    }
+
+    func started(_ outcome: ActivityCenter.Outcome) throws -> LiveActivity {
+        guard case .changed(let changes) = outcome, let first = changes.first, first.kind == .started else {
+            throw ActivityPayloadError("not started: \(outcome)")
+        }
+        return first.activity
+    }
+
+    @Test func anActivityEndsAfterEightHoursAndLeavesFourHoursLater() throws {
+        let activity = try started(try push(startPush(), at: start))
+        #expect(try center.tick(now: start.addingTimeInterval(8 * 3600 - 1)).isEmpty)
+        let ended = try center.tick(now: start.addingTimeInterval(8 * 3600))
+        #expect(ended.map(\.kind) == [.ended] && ended.first?.activity.id == activity.id)
+        #expect(try center.tick(now: start.addingTimeInterval(12 * 3600 - 1)).isEmpty)
+        #expect(try center.tick(now: start.addingTimeInterval(12 * 3600)).map(\.kind) == [.dismissed])
+        #expect(try center.current().isEmpty)
+    }
+
+    @Test func aStaleDateIsReportedOnceAndALaterUpdateMovesIt() throws {
+        let activity = try started(try push(startPush(extra: #","stale-date":\#(Int(start.timeIntervalSince1970) + 60)"#), at: start))
+        #expect(try center.tick(now: start.addingTimeInterval(59)).isEmpty)
+        #expect(try center.tick(now: start.addingTimeInterval(60)).map(\.kind) == [.stale])
+        #expect(try center.tick(now: start.addingTimeInterval(61)).isEmpty)
+        let token = "cd" + String(repeating: "0", count: 62)
+        try center.linkAnswer(.registered(topic: Self.app, deviceToken: token, kind: .activity, activityID: activity.id))
+        let later = Int(start.timeIntervalSince1970) + 600
+        guard
+            case .changed(let changes) = try push(
+                #""event":"update","timestamp":2,"content-state":{"n":1},"stale-date":\#(later)"#, to: token, at: start.addingTimeInterval(70))
+        else {
+            Issue.record("the update was dropped")
+            return
+        }
+        #expect(changes.first?.activity.isStale(at: start.addingTimeInterval(70)) == false)
+        #expect(try center.tick(now: start.addingTimeInterval(600)).map(\.kind) == [.stale])
+    }
+
+    @Test func iOSLimitsRefuseTheSixthActivityAndOversizedData() throws {
+        for index in 0..<ActivityLimits.perApp { _ = try started(try push(startPush(timestamp: index + 1), at: start)) }
+        guard case .dropped(let reason) = try push(startPush(timestamp: 99), at: start) else {
+            Issue.record("a sixth activity started")
+            return
+        }
+        #expect(reason.contains("5 active Live Activities"))
+        let big = String(repeating: "x", count: 4100)
+        let center = ActivityCenter(store: try ActivityStore(path: TemporaryPath.make("activities", suffix: ".sqlite")))
+        try center.linkAnswer(.registered(topic: Self.app, deviceToken: Self.pushToStart, kind: .pushToStart))
+        let notification = LinkNotification(
+            apnsID: UUID(), uniqueID: UUID(), topic: Self.app, bundleID: Self.app, deviceToken: Self.pushToStart, pushType: .liveActivity,
+            priority: .immediate, collapseID: nil, expiration: nil, receivedAt: 0,
+            payload: Data(#"{"aps":{"event":"start","timestamp":1,"attributes-type":"T","attributes":{"a":"\#(big)"},"content-state":{}}}"#.utf8))
+        guard case .dropped(let oversized) = try center.receive(notification, now: start) else {
+            Issue.record("oversized data started an activity")
+            return
+        }
+        #expect(oversized.contains("ActivityKit takes 4096"))
+    }
+
+    @Test func anEndWithoutADismissalDateStaysFourHoursAndOneInThePastGoesAtOnce() throws {
+        let first = try started(try push(startPush(extra: #","input-push-token":1"#), at: start))
+        let second = try started(try push(startPush(timestamp: 2, extra: #","input-push-token":1"#), at: start))
+        let tokens = ["01", "02"].map { $0 + String(repeating: "0", count: 62) }
+        try center.linkAnswer(.registered(topic: Self.app, deviceToken: tokens[0], kind: .activity, activityID: first.id))
+        try center.linkAnswer(.registered(topic: Self.app, deviceToken: tokens[1], kind: .activity, activityID: second.id))
+        guard case .changed(let ended) = try push(#""event":"end","timestamp":5"#, to: tokens[0], at: start) else {
+            Issue.record("not ended")
+            return
+        }
+        #expect(ended.map(\.kind) == [.ended] && ended[0].activity.dismissAt == start.addingTimeInterval(4 * 3600))
+        #expect(ended[0].activity.state == Data(#"{"n":0}"#.utf8))  // an end without a state keeps the last one
+        guard case .changed(let gone) = try push(#""event":"end","timestamp":5,"dismissal-date":1"#, to: tokens[1], at: start) else {
+            Issue.record("not ended")
+            return
+        }
+        #expect(gone.map(\.kind) == [.ended, .dismissed])
+        // The dismissed activity's token is owed a retirement on the next link; the ended one still takes its token.
+        let requests = try center.linkRequests(liveActivityApps: [Self.app])
+        #expect(requests.contains(.unregister(topic: Self.app, kind: .activity, activityID: second.id)))
+        #expect(requests.contains(.register(topic: Self.app, kind: .activity, activityID: first.id)))
+        #expect(requests.first == .register(topic: Self.app, kind: .pushToStart))
+        #expect(
+            try push(#""event":"update","timestamp":9,"content-state":{"n":2}"#, to: tokens[0], at: start)
+                == .dropped("activity \(first.id) has ended"))
+    }
+}

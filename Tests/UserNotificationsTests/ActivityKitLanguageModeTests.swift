@@ -1,0 +1,49 @@
+import ActivityKit
+import Foundation
+import Testing
+import UserNotifications
+
+/// ActivityKit as Swift 6 app code uses it (this target is compiled in the Swift 6 language mode with strict
+/// concurrency; the test app uses it in the Swift 5 mode), and what it answers on a machine with no device daemon.
+@Suite struct ActivityKitLanguageModeTests {
+    struct ScoreAttributes: ActivityAttributes {
+        struct ContentState: Codable, Hashable, Sendable {
+            var home: Int
+            var away: Int
+        }
+
+        var match: String
+    }
+
+    /// What a main-actor view model writes: each of ActivityKit's sequences iterated on the main actor.
+    @MainActor final class ScoreModel {
+        var lines: [String] = []
+
+        func follow(_ activity: Activity<ScoreAttributes>) async {
+            for await content in activity.contentUpdates { lines.append("\(content.state.home)-\(content.state.away)") }
+            for await state in activity.activityStateUpdates where state == .ended { lines.append("ended") }
+            for await token in activity.pushTokenUpdates { lines.append(token.map { String(format: "%02x", $0) }.joined()) }
+            for await started in Activity<ScoreAttributes>.activityUpdates { lines.append(started.id) }
+            for await token in Activity<ScoreAttributes>.pushToStartTokenUpdates { lines.append("\(token.count)") }
+        }
+
+        func finish(_ activity: Activity<ScoreAttributes>) async {
+            let final = ActivityContent(state: ScoreAttributes.ContentState(home: 2, away: 1), staleDate: nil, relevanceScore: 1)
+            await activity.update(final, alertConfiguration: AlertConfiguration(title: "Goal", body: "2-1", sound: .named("goal.caf")))
+            await activity.end(final, dismissalPolicy: .after(Date().addingTimeInterval(60)))
+        }
+    }
+
+    @Test func withoutADeviceDaemonActivitiesAreUnsupported() throws {
+        // The data directory this process's apps would use (HERALD_DATA_DIR, else the default) has no daemon.
+        try #require(!DaemonSocket.isListening(at: DaemonSocket.path(dataDirectory: AppIdentity.dataDirectory())))
+        #expect(ActivityAuthorizationInfo().areActivitiesEnabled == false)
+        #expect(Activity<ScoreAttributes>.activities.isEmpty && Activity<ScoreAttributes>.pushToStartToken == nil)
+        #expect(throws: ActivityAuthorizationError.unsupported) {
+            try Activity.request(
+                attributes: ScoreAttributes(match: "A v B"),
+                content: ActivityContent(state: ScoreAttributes.ContentState(home: 0, away: 0), staleDate: nil), pushType: .token)
+        }
+        #expect(ActivityAuthorizationError.unentitled.localizedDescription.contains("NSSupportsLiveActivities"))
+    }
+}
