@@ -55,6 +55,12 @@ struct DeviceSettings: AsyncParsableCommand {
         }
     }
 
+    @Option(help: "Live Activities: on or off (apart from notifications, as on iOS).")
+    var liveActivities: Switch?
+
+    @Option(help: "More frequent Live Activity updates: on or off.")
+    var frequentUpdates: Switch?
+
     @Option(name: .customLong("data-dir"), help: "Where apps keep their notification state (default: $HERALD_DATA_DIR, else $XDG_DATA_HOME/herald).")
     var dataDirectory: String = AppIdentity.dataDirectory().path
 
@@ -97,12 +103,22 @@ struct DeviceSettings: AsyncParsableCommand {
             if let previews { settings.showPreviewsSetting = previews.setting }
             try store.setSettings(settings, of: app)
         }
+        if liveActivities != nil || frequentUpdates != nil {
+            // Apart from notifications: an app without notification permission may still have Live Activities.
+            var latest = try store.settings(of: app) ?? settings
+            if let liveActivities { latest.liveActivities = liveActivities == .on }
+            if let frequentUpdates { latest.frequentUpdates = frequentUpdates == .on }
+            try store.setSettings(latest, of: app)
+            settings = latest
+        }
         if json {
             let fields: [String: JSONValue] = [
                 "app": .string(app), "authorizationStatus": .string(settings.authorizationStatus.name),
                 "alert": .string(settings.alertSetting.name), "sound": .string(settings.soundSetting.name),
                 "badge": .string(settings.badgeSetting.name), "badgeCount": .integer(Int64(try store.badge(of: app))),
                 "previews": .string(Previews(settings.showPreviewsSetting).rawValue),
+                "liveActivities": .string(settings.liveActivities ? "on" : "off"),
+                "frequentUpdates": .string(settings.frequentUpdates ? "on" : "off"),
             ]
             printNow(String(decoding: JSONValue.object(fields).encoded(), as: UTF8.self))
         } else {
@@ -110,6 +126,7 @@ struct DeviceSettings: AsyncParsableCommand {
                 """
                 \(app): \(settings.authorizationStatus.name)
                   alerts \(settings.alertSetting.name) · sounds \(settings.soundSetting.name) · badges \(settings.badgeSetting.name) · badge \(try store.badge(of: app)) · previews \(Previews(settings.showPreviewsSetting).rawValue)
+                  Live Activities \(settings.liveActivities ? "on" : "off") · frequent updates \(settings.frequentUpdates ? "on" : "off")
                 """)
         }
     }

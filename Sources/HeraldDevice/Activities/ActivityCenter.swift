@@ -34,8 +34,9 @@ package final class ActivityCenter: Sendable {
         case dropped(String)
     }
 
-    /// Applies a `liveactivity` push the gateway delivered.
-    func receive(_ notification: LinkNotification, now: Date) throws -> Outcome {
+    /// Applies a `liveactivity` push the gateway delivered; `allowsStart` is false when the app may not have Live
+    /// Activities now (not declared in its Info.plist, or turned off by the person).
+    func receive(_ notification: LinkNotification, now: Date, allowsStart: Bool = true) throws -> Outcome {
         let payload: ActivityPayload
         do {
             payload = try ActivityPayload(json: notification.payload)
@@ -54,6 +55,7 @@ package final class ActivityCenter: Sendable {
                 return changes.isEmpty ? .dropped("no activity on channel \(channelID) took it (ended, or a newer timestamp)") : .changed(changes)
             }
             if try ActivityStore.pushToStartToken(of: notification.bundleID, db) == notification.deviceToken {
+                guard allowsStart else { return .dropped("Live Activities are turned off for \(notification.bundleID)") }
                 return try start(payload, bundleID: notification.bundleID, now: now, db)
             }
             if let target = try ActivityStore.activities(db, where: "push_token = ?", [notification.deviceToken]).first {

@@ -28,6 +28,8 @@ package struct AppManifest: Codable, Hashable, Sendable {
     /// `NSSupportsLiveActivities`: the app has Live Activities (and a push-to-start token). False in registries written
     /// before Herald read it: reinstall the app.
     package var supportsLiveActivities = false
+    /// `NSSupportsLiveActivitiesFrequentUpdates`: its activities may take frequent priority-10 updates.
+    package var supportsFrequentUpdates = false
 
     package init(
         bundleIdentifier: String, displayName: String? = nil, iconFile: String? = nil, bundleDirectory: URL, executable: URL,
@@ -69,6 +71,7 @@ package struct AppManifest: Codable, Hashable, Sendable {
         if displayName == nil { displayName = try info.string("CFBundleName") }
         let iconFile = try info.string("CFBundleIconFile").map { $0.contains(".") ? $0 : $0 + ".png" }
         let supportsLiveActivities = try info.bool("NSSupportsLiveActivities") ?? false
+        let supportsFrequentUpdates = try info.bool("NSSupportsLiveActivitiesFrequentUpdates") ?? false
         let directory = executableDirectory.map(ResolvedPath.resolveIfPossible)
         let executable = try info.executable(executableDirectory: directory)
         var extensions: [ExtensionManifest] = []
@@ -81,6 +84,7 @@ package struct AppManifest: Codable, Hashable, Sendable {
             executable: executable, extensions: extensions
         )
         manifest.supportsLiveActivities = supportsLiveActivities
+        manifest.supportsFrequentUpdates = supportsFrequentUpdates
         return manifest
     }
 
@@ -150,7 +154,7 @@ package struct AppManifest: Codable, Hashable, Sendable {
 
 extension AppManifest {
     private enum CodingKeys: String, CodingKey {
-        case bundleIdentifier, displayName, iconFile, bundleDirectory, executable, extensions, supportsLiveActivities
+        case bundleIdentifier, displayName, iconFile, bundleDirectory, executable, extensions, supportsLiveActivities, supportsFrequentUpdates
     }
 
     /// Paths are stored as plain absolute paths.
@@ -163,6 +167,7 @@ extension AppManifest {
         executable = URL(fileURLWithPath: try container.decode(String.self, forKey: .executable), isDirectory: false)
         extensions = try container.decode([ExtensionManifest].self, forKey: .extensions)
         supportsLiveActivities = try container.decodeIfPresent(Bool.self, forKey: .supportsLiveActivities) ?? false
+        supportsFrequentUpdates = try container.decodeIfPresent(Bool.self, forKey: .supportsFrequentUpdates) ?? false
     }
 
     package func encode(to encoder: any Encoder) throws {
@@ -174,5 +179,6 @@ extension AppManifest {
         try container.encode(executable.path, forKey: .executable)
         try container.encode(extensions, forKey: .extensions)
         if supportsLiveActivities { try container.encode(true, forKey: .supportsLiveActivities) }
+        if supportsFrequentUpdates { try container.encode(true, forKey: .supportsFrequentUpdates) }
     }
 }

@@ -9,7 +9,9 @@ extension DeviceDaemon {
     /// channel subscription, a token retired).
     func receiveActivityPush(_ notification: LinkNotification) async throws {
         let apnsID = APNsID.format(notification.apnsID)
-        switch try activities.receive(notification, now: Date()) {
+        var allowsStart = false
+        if let app = try? apps.app(bundleID: notification.bundleID) { allowsStart = try await liveActivitySwitches(of: app).enabled }
+        switch try activities.receive(notification, now: Date(), allowsStart: allowsStart) {
         case .dropped(let reason):
             report(.activityPushDropped(apnsID: apnsID, bundleID: notification.bundleID, reason: reason))
         case .changed(let changes):

@@ -4,7 +4,7 @@ import UserNotifications
 extension DeviceDaemon {
     /// Answers one call of a session: as the app the session is, never as an app it names.
     func answer(_ call: DaemonCall, id: Int, from session: AppSession) async -> DaemonMessage {
-        if call.isActivityCall { return answerActivityCall(call, id: id, from: session) }
+        if call.isActivityCall { return await answerActivityCall(call, id: id, from: session) }
         do throws(UNError) {
             return .result(id: id, result: try await perform(call, from: session))
         } catch {

@@ -185,3 +185,28 @@ private func first(_ value: JSONValue?) -> JSONValue? {
     guard case .array(let elements)? = value else { return nil }
     return elements.first
 }
+
+/// The person's Live Activities switch (`herald device settings --live-activities`), as apps and pushes see it.
+@Suite(.serialized) struct LiveActivitySettingsTests {
+    @Test func turnedOffAnAppIsDeniedAndPushesStartNothing() async throws {
+        let fixture = try await DaemonFixture.start(liveActivities: true)
+        let pushToStart = try #require(
+            await fixture.waitForEvent("registered") { $0["kind"]?.stringValue == "pushToStart" }?["deviceToken"]?.stringValue)
+        let off = try await CommandRunTests.run(
+            ["device", "settings", "--app", DaemonFixture.app, "--live-activities", "off", "--json", "--data-dir", fixture.data])
+        #expect(off.status == 0 && off.output.contains(#""liveActivities":"off""#), "\(off.output)\(off.error)")
+        let app = try fixture.startApp(["activity-request", "none", "activity-list", "wait", "0"])
+        #expect(await app.waitForEvent("requestFailed")?["error"] == .string("denied"), "\(app.output)")
+        #expect(await app.waitForEvent("activities")?["enabled"] == .bool(false))
+        let start =
+            #""event":"start","timestamp":\#(DaemonLiveActivityTests.now),"attributes-type":"DeliveryAttributes","#
+            + #""attributes":{"orderID":"X"},"content-state":{"progress":0,"status":"x"},"alert":"x""#
+        #expect(try await DaemonLiveActivityTests.push(fixture, start, to: pushToStart).status == 200)
+        #expect(await fixture.waitForEvent("activityDropped") { $0["reason"]?.stringValue?.contains("turned off") == true } != nil)
+
+        _ = try await CommandRunTests.run(["device", "settings", "--app", DaemonFixture.app, "--live-activities", "on", "--data-dir", fixture.data])
+        let again = try fixture.startApp(["activity-request", "none", "wait", "0"])
+        #expect(await again.waitForEvent("requested") != nil, "\(again.output)")
+        try await fixture.stop()
+    }
+}

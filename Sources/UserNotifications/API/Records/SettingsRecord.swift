@@ -16,6 +16,10 @@ package struct SettingsRecord: Codable, Sendable, Hashable {
     package var alertStyle: UNAlertStyle = .none
     package var showPreviewsSetting: UNShowPreviewsSetting = .always
     package var providesAppNotificationSettings = false
+    /// The Settings app's Live Activities switch for the app (on until the person turns it off).
+    package var liveActivities = true
+    /// Its "More Frequent Updates" switch, for an app with `NSSupportsLiveActivitiesFrequentUpdates`.
+    package var frequentUpdates = true
 
     /// Not determined, every feature `notSupported`, no alert style, previews always.
     package init() {}
@@ -24,7 +28,7 @@ package struct SettingsRecord: Codable, Sendable, Hashable {
         case authorizationStatus, soundSetting, badgeSetting, alertSetting, notificationCenterSetting
         case lockScreenSetting, carPlaySetting, criticalAlertSetting, announcementSetting, timeSensitiveSetting
         case scheduledDeliverySetting, directMessagesSetting, alertStyle, showPreviewsSetting
-        case providesAppNotificationSettings
+        case providesAppNotificationSettings, liveActivities, frequentUpdates
     }
 
     private static var settingKeys: [(CodingKeys, WritableKeyPath<SettingsRecord, UNNotificationSetting>)] {
@@ -46,6 +50,8 @@ package struct SettingsRecord: Codable, Sendable, Hashable {
         alertStyle = try container.decodeRawValue(UNAlertStyle.self, forKey: .alertStyle)
         showPreviewsSetting = try container.decodeRawValue(UNShowPreviewsSetting.self, forKey: .showPreviewsSetting)
         providesAppNotificationSettings = try container.decode(Bool.self, forKey: .providesAppNotificationSettings)
+        liveActivities = try container.decodeIfPresent(Bool.self, forKey: .liveActivities) ?? true
+        frequentUpdates = try container.decodeIfPresent(Bool.self, forKey: .frequentUpdates) ?? true
     }
 
     package func encode(to encoder: any Encoder) throws {
@@ -57,5 +63,7 @@ package struct SettingsRecord: Codable, Sendable, Hashable {
         try container.encode(alertStyle.rawValue, forKey: .alertStyle)
         try container.encode(showPreviewsSetting.rawValue, forKey: .showPreviewsSetting)
         try container.encode(providesAppNotificationSettings, forKey: .providesAppNotificationSettings)
+        try container.encode(liveActivities, forKey: .liveActivities)
+        try container.encode(frequentUpdates, forKey: .frequentUpdates)
     }
 }
