@@ -27,6 +27,12 @@ extension DeviceDaemon {
             report(.activity(change))
             let activity = change.activity
             tellWatchers(activity)
+            if change.kind == .dismissed {
+                presentation.removeActivity(id: activity.id)
+            } else {
+                let app = Presentation.App((try? apps.app(bundleID: activity.bundleID)) ?? nil, bundleID: activity.bundleID)
+                presentation.showActivity(ActivityPresentation(change, app: app))
+            }
             switch change.kind {
             case .started:
                 if activity.wantsToken { requests.append(.register(topic: activity.bundleID, kind: .activity, activityID: activity.id)) }

@@ -36,6 +36,10 @@ enum NotificationCenterJSON {
     /// `{"type": "withdrawn", "notifications": [{"app", "id"}, …]}`.
     static func change(_ change: NotificationCenterPresenter.Change, files: ServedFiles) -> JSONValue {
         switch change {
+        case .activity(let activity):
+            .object(["type": .string("activity"), "activity": Self.activity(activity)])
+        case .activityGone(let id):
+            .object(["type": .string("activityGone"), "id": .string(id)])
         case .presented(let presentation):
             .object(["type": .string("presented"), "notification": notification(presentation, files: files)])
         case .withdrawn(let ids):
@@ -44,6 +48,25 @@ enum NotificationCenterJSON {
                 "notifications": .array(ids.map { .object(["app": .string($0.bundleID), "id": .string($0.identifier)]) }),
             ])
         }
+    }
+
+    /// `{"type": "activities", "activities": […]}`: the Live Activities section when a page connects.
+    static func activities(_ activities: [ActivityPresentation]) -> JSONValue {
+        .object(["type": .string("activities"), "activities": .array(activities.map(activity))])
+    }
+
+    /// A Live Activity: `{"id", "app", "appName", "title", "fields": [{"name", "value"}], "progress", "phase",
+    /// "alertTitle", "alertBody", "date"}`.
+    static func activity(_ activity: ActivityPresentation) -> JSONValue {
+        let text = { (value: String?) in value.map(JSONValue.string) ?? .null }
+        return .object([
+            "id": .string(activity.id), "app": .string(activity.app.bundleID), "appName": .string(activity.app.displayName),
+            "title": .string(activity.title),
+            "fields": .array(activity.fields.map { .object(["name": .string($0.name), "value": .string($0.value)]) }),
+            "progress": activity.progress.map(JSONValue.number) ?? .null, "phase": .string(activity.phase),
+            "alertTitle": text(activity.alertTitle), "alertBody": text(activity.alertBody),
+            "date": .number((activity.updatedAt.timeIntervalSince1970 * 1000).rounded()),
+        ])
     }
 
     static func action(_ action: Presentation.Action) -> JSONValue {

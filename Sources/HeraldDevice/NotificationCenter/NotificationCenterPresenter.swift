@@ -11,10 +11,15 @@ package final class NotificationCenterPresenter: Presenter {
     package enum Change: Sendable {
         case presented(Presentation)
         case withdrawn([Presentation.ID])
+        /// A Live Activity started or changed (it keeps its place in the section).
+        case activity(ActivityPresentation)
+        case activityGone(id: String)
     }
 
     private struct State {
         var presentations: [Presentation] = []
+        /// The Live Activities section, oldest first.
+        var activities: [ActivityPresentation] = []
         var followers: [UUID: AsyncStream<Change>.Continuation] = [:]
     }
 
@@ -34,16 +39,39 @@ package final class NotificationCenterPresenter: Presenter {
         state.withLock { $0.presentations.first { $0.id == id } }
     }
 
-    /// The list now and its changes from then on, until the stream is dropped.
-    package func follow() -> (list: [Presentation], changes: AsyncStream<Change>) {
+    /// The Live Activities shown now, oldest first.
+    package var activities: [ActivityPresentation] { state.withLock { $0.activities } }
+
+    /// The list and the Live Activities now, and their changes from then on, until the stream is dropped.
+    package func follow() -> (list: [Presentation], activities: [ActivityPresentation], changes: AsyncStream<Change>) {
         let (changes, continuation) = AsyncStream.makeStream(of: Change.self)
         let key = UUID()
         continuation.onTermination = { [weak self] _ in self?.state.withLock { _ = $0.followers.removeValue(forKey: key) } }
-        let list = state.withLock { state in
+        let (list, activities) = state.withLock { state in
             state.followers[key] = continuation
-            return state.presentations
+            return (state.presentations, state.activities)
         }
-        return (list, changes)
+        return (list, activities, changes)
+    }
+
+    package func showActivity(_ activity: ActivityPresentation) async {
+        let followers = state.withLock { state in
+            if let index = state.activities.firstIndex(where: { $0.id == activity.id }) {
+                state.activities[index] = activity
+            } else {
+                state.activities.append(activity)
+            }
+            return Array(state.followers.values)
+        }
+        for follower in followers { follower.yield(.activity(activity)) }
+    }
+
+    package func removeActivity(id: String) async {
+        let followers = state.withLock { state in
+            state.activities.removeAll { $0.id == id }
+            return Array(state.followers.values)
+        }
+        for follower in followers { follower.yield(.activityGone(id: id)) }
     }
 
     /// Something a person did on a page.

@@ -22,9 +22,15 @@ package protocol Presenter: Sendable {
     func setBadge(_ count: Int, of app: Presentation.App) async
     /// Runs until cancelled, reporting what the person does. A surface without input returns at once.
     func run(reporting events: @escaping @Sendable (PresenterEvent) async -> Void) async throws
+    /// Shows a Live Activity, in place of its last drawing if it has one.
+    func showActivity(_ activity: ActivityPresentation) async
+    /// Takes a Live Activity off the surface (it was dismissed).
+    func removeActivity(id: String) async
 }
 
 extension Presenter {
+    package func showActivity(_ activity: ActivityPresentation) async {}
+    package func removeActivity(id: String) async {}
     package func withdraw(_ ids: [Presentation.ID]) async {}
     package func setBadge(_ count: Int, of app: Presentation.App) async {}
     package func run(reporting events: @escaping @Sendable (PresenterEvent) async -> Void) async throws {}

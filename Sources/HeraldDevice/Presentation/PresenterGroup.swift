@@ -14,6 +14,8 @@ package final class PresenterGroup: NotificationPresenter {
         case present(NotificationCard)
         case withdraw(bundleID: String, identifiers: [String])
         case badge(Int, bundleID: String)
+        case activity(ActivityPresentation)
+        case activityGone(id: String)
     }
 
     private let presenters: [any Presenter]
@@ -54,6 +56,15 @@ package final class PresenterGroup: NotificationPresenter {
         queue.yield(.badge(count, bundleID: bundleID))
     }
 
+    /// Shows a Live Activity on every presenter, after the changes queued before it.
+    package func showActivity(_ activity: ActivityPresentation) {
+        queue.yield(.activity(activity))
+    }
+
+    package func removeActivity(id: String) {
+        queue.yield(.activityGone(id: id))
+    }
+
     /// Gives the queued changes to the presenters and runs their event loops, until cancelled. `respond` gets
     /// what the person did, in the order it happened on each presenter.
     package func run(responding respond: @escaping @Sendable (PresenterEvent) async -> Void) async {
@@ -78,6 +89,10 @@ package final class PresenterGroup: NotificationPresenter {
         case .badge(let count, let bundleID):
             let app = app(bundleID)
             await everyPresenter { await $0.setBadge(count, of: app) }
+        case .activity(let activity):
+            await everyPresenter { await $0.showActivity(activity) }
+        case .activityGone(let id):
+            await everyPresenter { await $0.removeActivity(id: id) }
         }
     }
 

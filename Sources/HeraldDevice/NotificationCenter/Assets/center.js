@@ -3,6 +3,7 @@
 // arrives as a tree, drawn below), the person's clicks and actions go to it, and what it answers decides whether the
 // view stays, closes, or closes and the app hears of the action. Everything travels on one WebSocket (`live`).
 import { el, timeOf } from "./elements.js";
+import { showActivities, activityChanged, activityGone } from "./activities.js";
 
 const defaultAction = "com.apple.UNNotificationDefaultActionIdentifier";
 const dismissAction = "com.apple.UNNotificationDismissActionIdentifier";
@@ -63,6 +64,9 @@ function receive(message) {
       expandWanted();
       break;
     case "presented": presented(message.notification); break;
+    case "activities": showActivities(message.activities); break;
+    case "activity": activityChanged(message.activity); break;
+    case "activityGone": activityGone(message.id); break;
     case "withdrawn": withdrawn(message.notifications); break;
     case "expanded": expanded = message; showExpanded(); break;
     case "view":

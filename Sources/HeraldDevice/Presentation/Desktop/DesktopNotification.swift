@@ -96,6 +96,32 @@ struct DesktopNotification: Hashable {
         }
     }
 
+    /// A Live Activity's bubble: its title (or the alert's), the values and a progress bar, `value` for servers that
+    /// draw one (dunst, GNOME), low urgency and no sound unless the change alerts.
+    init(_ activity: ActivityPresentation, capabilities: Set<String>, replacing replacesID: UInt32) {
+        appName = activity.app.displayName
+        self.replacesID = replacesID
+        appIcon = activity.app.iconPath ?? ""
+        let phase = activity.phase == "active" ? "" : " (\(activity.phase))"
+        summary = (activity.alertTitle ?? activity.title) + phase
+        body = [activity.alertBody, activity.fieldsText, activity.progressText].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: "\n")
+        if !capabilities.contains("body") {
+            if !body.isEmpty { summary += ": " + body.replacingOccurrences(of: "\n", with: " · ") }
+            body = ""
+        } else if capabilities.contains("body-markup") {
+            body = Self.escapingMarkup(body)
+        }
+        actions = []
+        hints = ["category": .string("x-herald.live-activity")]
+        if let progress = activity.progress { hints["value"] = .int32(Int32((progress * 100).rounded())) }
+        if let entry = activity.app.desktopEntry { hints["desktop-entry"] = .string(entry) }
+        let alerts = activity.alertTitle != nil
+        hints["urgency"] = .byte(alerts ? 1 : 0)
+        if alerts { hints["sound-name"] = .string("message-new-instant") } else { hints["suppress-sound"] = .boolean(true) }
+        // An activity stays on screen until it is dismissed, as on the Lock Screen.
+        expireTimeout = 0
+    }
+
     /// `Notify`'s arguments: `(susssasa{sv}i)`.
     var arguments: [DBusValue] {
         [

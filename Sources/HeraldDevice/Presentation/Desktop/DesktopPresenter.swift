@@ -58,6 +58,8 @@ package actor DesktopPresenter: Presenter {
     private var saved: SavedState?
     private var events: (@Sendable (PresenterEvent) async -> Void)?
     private var reportedNoInlineReply = false
+    /// The bubble of each Live Activity on screen, by activity id: replaced in place on each update.
+    private var activityBubbles: [String: UInt32] = [:]
 
     /// - Parameters:
     ///   - address: the bus; nil: the session bus (`DBUS_SESSION_BUS_ADDRESS`, else `$XDG_RUNTIME_DIR/bus`).
@@ -136,6 +138,31 @@ package actor DesktopPresenter: Presenter {
             _ = try? await link.connection.call(
                 destination: Self.name, path: Self.path, interface: Self.name, member: "CloseNotification", [.uint32(id)])
         }
+    }
+
+    /// One bubble per Live Activity, replaced in place on each change (`replaces_id`); an update without an alert
+    /// replaces it quietly, one with an alert sounds and stays until closed, as iOS lights the screen for it.
+    package func showActivity(_ activity: ActivityPresentation) async {
+        guard let link = await currentLink() else {
+            await fallback?.showActivity(activity)
+            return
+        }
+        let bubble = DesktopNotification(activity, capabilities: link.capabilities, replacing: activityBubbles[activity.id] ?? 0)
+        do throws(DBusError) {
+            let reply = try await link.connection.call(
+                destination: Self.name, path: Self.path, interface: Self.name, member: "Notify", bubble.arguments, timeout: .seconds(5))
+            guard let id = reply.first?.integer.flatMap(UInt32.init(exactly:)) else { throw DBusError.malformed("Notify answered \(reply)") }
+            activityBubbles[activity.id] = id
+        } catch {
+            if Self.meansGone(error) { lose(link, because: "Notify failed: \(error)") }
+            await fallback?.showActivity(activity)
+        }
+    }
+
+    package func removeActivity(id: String) async {
+        guard let bubble = activityBubbles.removeValue(forKey: id), let link else { return }
+        _ = try? await link.connection.call(
+            destination: Self.name, path: Self.path, interface: Self.name, member: "CloseNotification", [.uint32(bubble)])
     }
 
     /// The Unity launcher API that GNOME's docks, KDE and Plank read: `com.canonical.Unity.LauncherEntry.Update`.
