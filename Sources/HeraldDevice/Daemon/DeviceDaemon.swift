@@ -161,6 +161,11 @@ package final class DeviceDaemon: Sendable {
         _ = try? await store.perform { try $0.pruneInbox(before: Date().addingTimeInterval(-30 * 24 * 3600)) }
         try await authorizeNamedTopics()
         scheduler.start { [self] fired in await presentationOptions(for: fired) }
+        for activity in (try? activities.current()) ?? [] {
+            // What a previous run showed, shown again.
+            let app = Presentation.App((try? apps.app(bundleID: activity.bundleID)) ?? nil, bundleID: activity.bundleID)
+            presentation.showActivity(ActivityPresentation(ActivityChange(kind: .updated, activity: activity), app: app))
+        }
         report(.listening(socket: path))
         defer {
             launcher.terminateAll()

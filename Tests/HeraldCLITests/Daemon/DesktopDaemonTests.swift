@@ -42,6 +42,40 @@ import Testing
         try await fixture.stop()
     }
 
+    /// A Live Activity is one bubble on the desktop, replaced in place on each update (never a new bubble per
+    /// update), with its progress for servers that draw it; an update with an alert sounds; dismissed, it closes.
+    @Test func aLiveActivityIsOneBubbleReplacedInPlace() async throws {
+        let bus = try await TestSessionBus()
+        let server = try await ScriptedNotificationServer.start(on: bus.address)
+        let fixture = try await DaemonFixture.start(
+            extraArguments: ["--presenter", "desktop"], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address], liveActivities: true)
+        let pushToStart = try #require(
+            await fixture.waitForEvent("registered") { $0["kind"]?.stringValue == "pushToStart" }?["deviceToken"]?.stringValue)
+        let now = DaemonLiveActivityTests.now
+        let start =
+            #""event":"start","timestamp":\#(now),"attributes-type":"DeliveryAttributes","attributes":{"name":"Order A-17"},"#
+            + #""content-state":{"progress":0.25,"status":"packing"},"alert":"Order placed","input-push-token":1"#
+        #expect(try await DaemonLiveActivityTests.push(fixture, start, to: pushToStart).status == 200)
+        let first = try await server.waitForNotification()
+        #expect(first.summary == "Order placed" && first.body.contains("status: packing") && first.body.contains("25%"), "\(first)")
+        #expect(first.hints["value"] == .int32(25) && first.hints["sound-name"] != nil && first.expireTimeout == 0)
+        let token = try #require(await fixture.waitForEvent("registered") { $0["kind"]?.stringValue == "activity" }?["deviceToken"]?.stringValue)
+
+        // A quiet update replaces the bubble: the same id, no sound, the title back to the activity's.
+        let update = #""event":"update","timestamp":\#(now + 1),"content-state":{"progress":0.75,"status":"on the way"}"#
+        #expect(try await DaemonLiveActivityTests.push(fixture, update, to: token).status == 200)
+        let second = try await server.waitForNotification(2)
+        #expect(second.replacesID == first.id && second.summary == "Order A-17" && second.body.contains("on the way"), "\(second)")
+        #expect(second.hints["value"] == .int32(75) && second.hints["suppress-sound"] == .boolean(true))
+
+        let end = #""event":"end","timestamp":\#(now + 2),"content-state":{"progress":1,"status":"delivered"},"dismissal-date":\#(now - 1)"#
+        #expect(try await DaemonLiveActivityTests.push(fixture, end, to: token).status == 200)
+        _ = try await server.waitForEvent { if case .close(let id) = $0 { id == first.id } else { false } }
+        #expect(server.notifications.count == 3)  // start, update, end: one bubble, replaced
+        #expect(server.notifications.allSatisfy { $0.replacesID == 0 || $0.replacesID == first.id })
+        try await fixture.stop()
+    }
+
     @Test func anInlineReplyOnTheDesktopReachesTheAppsDelegate() async throws {
         let bus = try await TestSessionBus()
         let server = try await ScriptedNotificationServer.start(on: bus.address)
