@@ -9,3 +9,4 @@ herald="$(swift build --show-bin-path)/herald"
 /usr/bin/python3 Tests/Browser/keys_and_devices_test.py "$herald" docs/images
 /usr/bin/python3 Tests/Browser/log_test.py "$herald" docs/images
 /usr/bin/python3 Tests/Browser/notification_center_test.py "$herald" docs/images
+/usr/bin/python3 Tests/Browser/live_activity_test.py "$herald" docs/images

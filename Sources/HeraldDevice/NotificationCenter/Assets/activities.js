@@ -41,9 +41,13 @@ export function activityGone(id) {
 
 function activityCard(a) {
   const phase = a.phase === "active" ? undefined : el("span", { class: `phase ${a.phase}`, text: a.phase === "stale" ? "Outdated" : "Ended" });
-  const progress = a.progress === null ? undefined
-    : el("div", { class: "activity-progress", role: "progressbar", "aria-valuemin": 0, "aria-valuemax": 100, "aria-valuenow": Math.round(a.progress * 100) },
-      el("div", { class: "fill", style: `width: ${Math.round(a.progress * 100)}%` }));
+  let progress;
+  if (a.progress !== null) {
+    const fill = el("div", { class: "fill" });
+    fill.style.width = `${Math.round(a.progress * 100)}%`; // through the CSSOM: the page's policy refuses style attributes
+    progress = el("div", { class: "activity-progress", role: "progressbar", "aria-valuemin": 0, "aria-valuemax": 100,
+      "aria-valuenow": Math.round(a.progress * 100) }, fill);
+  }
   return el("article", { class: `activity ${a.phase}`, "data-id": a.id, "aria-label": `${a.appName} Live Activity: ${a.title}` },
     el("header", {},
       el("span", { class: "icon", "aria-hidden": "true", text: (a.appName || a.app)[0].toUpperCase() }),

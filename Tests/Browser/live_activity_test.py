@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Live Activities on the device's notification center page, in a real headless Chromium.
+
+Usage: live_activity_test.py HERALD_BINARY [SCREENSHOT_DIR]
+
+Runs a real `herald serve` and a real `herald device --ui-port 0` with a delivery app that declares
+NSSupportsLiveActivities. Then, as a provider would, with `herald send --live-activity`: a start to the app's
+push-to-start token (asking for the activity's own token) shows a Live Activity above the notifications, with its
+title, values and progress; an update to the activity's token redraws the same card in place; a stale date marks it
+outdated; an end with a dismissal date a few seconds ahead keeps it, marked ended, until then, and then it goes.
+Screenshots go to SCREENSHOT_DIR (live-activity-page.png). Exits non-zero on the first failure.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as ready
+from selenium.webdriver.support.ui import WebDriverWait
+
+from notification_center_test import Check, Lines, free_port, get
+
+DELIVERY = "com.example.delivery"
+
+
+def delivery_bundle(directory):
+    """An app with Live Activities; it never needs to run (its activities start by push)."""
+    app = os.path.join(directory, "Delivery.app")
+    os.makedirs(app)
+    with open(os.path.join(app, "Info.plist"), "w") as file:
+        file.write('<?xml version="1.0" encoding="UTF-8"?>\n<plist version="1.0"><dict>'
+                   f"<key>CFBundleIdentifier</key><string>{DELIVERY}</string><key>CFBundleExecutable</key><string>delivery</string>"
+                   "<key>CFBundleDisplayName</key><string>Delivery</string><key>NSSupportsLiveActivities</key><true/></dict></plist>\n")
+    with open(os.path.join(app, "delivery"), "w") as file:
+        file.write("#!/bin/sh\nsleep 1\n")
+    os.chmod(os.path.join(app, "delivery"), 0o755)
+    return app
+
+
+def main():
+    herald = os.path.abspath(sys.argv[1])
+    shots = sys.argv[2] if len(sys.argv) > 2 else tempfile.mkdtemp(prefix="herald-shots-")
+    os.makedirs(shots, exist_ok=True)
+    work = tempfile.mkdtemp(prefix="herald-activity-")
+    gateway_data, device_data = os.path.join(work, "gateway"), os.path.join(work, "device")
+    ports = {"provider": free_port(), "device": free_port(), "console": free_port()}
+    check = Check()
+    processes = []
+    driver = None
+    run = lambda *arguments: subprocess.run([herald, *arguments], check=True, capture_output=True, text=True)
+    try:
+        processes.append(subprocess.Popen(
+            [herald, "serve", "--data-dir", gateway_data, "--provider-port", str(ports["provider"]), "--device-port",
+             str(ports["device"]), "--console-port", str(ports["console"]), "--channels-port", "0"],
+            stdout=open(os.path.join(work, "serve.log"), "w"), stderr=subprocess.STDOUT))
+        ca = os.path.join(gateway_data, "tls", "ca.pem")
+        for _ in range(100):
+            try:
+                if os.path.exists(ca) and get(f"http://127.0.0.1:{ports['console']}/healthz")[0] == 200:
+                    break
+            except OSError:
+                pass
+            time.sleep(0.1)
+        key = os.path.join(work, "key.p8")
+        run("keys", "create", "--data-dir", gateway_data, "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--topic", DELIVERY, "--out", key)
+        run("apps", "install", delivery_bundle(work), "--data-dir", device_data)
+        device = subprocess.Popen(
+            [herald, "device", "--gateway", f"https://localhost:{ports['device']}", "--ca", ca, "--data-dir", device_data, "--json",
+             "--ui-port", "0"], stdout=subprocess.PIPE, stderr=open(os.path.join(work, "device.log"), "w"), text=True)
+        processes.append(device)
+        lines = Lines(device)
+        page = lines.wait(lambda line: line.get("event") == "notificationCenter")["url"]
+        push_to_start = lines.wait(lambda line: line.get("event") == "registered" and line.get("kind") == "pushToStart")["deviceToken"]
+        now = int(time.time())
+
+        def send(event, token, aps, *flags):
+            path = os.path.join(work, f"{event}-{time.time()}.json")
+            with open(path, "w") as file:
+                json.dump({"aps": aps}, file)
+            run("send", "--gateway", f"https://localhost:{ports['provider']}", "--ca", ca, "--p8", key, "--key-id", "KEY1234567",
+                "--team-id", "TEAM123456", "--topic", DELIVERY, "--device", token, "--live-activity", event, *flags, path)
+
+        options = webdriver.ChromeOptions()
+        for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=520,640"]:
+            options.add_argument(argument)
+        options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+        driver = webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options)
+        wait = WebDriverWait(driver, 10, ignored_exceptions=[StaleElementReferenceException])
+        driver.get(page)
+        wait.until(lambda d: d.find_element(By.ID, "state").text == "Live")
+        check(not driver.find_element(By.ID, "activities").is_displayed(), "no Live Activities: no section")
+
+        # ---- started by a push to the push-to-start token ----
+        send("start", push_to_start, {"timestamp": now, "attributes": {"name": "Order #4417", "store": "Corner Bakery"},
+                                      "content-state": {"progress": 0.3, "status": "Baking", "eta": "12 min"},
+                                      "alert": {"title": "Your order is in the oven", "body": "About 12 minutes"}, "input-push-token": 1},
+             "--attributes-type", "DeliveryAttributes")
+        card = wait.until(ready.visibility_of_element_located((By.CSS_SELECTOR, "#activities .activity")))
+        check("Order #4417" in card.text and "Baking" in card.text and "Corner Bakery" in card.text, f"the activity shows its title and values ({card.text!r})")
+        width = lambda: driver.execute_script("return document.querySelector('#activities .fill').style.width")
+        check(width() == "30%", f"its progress bar is at 30% ({width()})")
+        check("Your order is in the oven" in card.text, "the start's alert shows on it")
+        token = lines.wait(lambda line: line.get("event") == "registered" and line.get("kind") == "activity")["deviceToken"]
+
+        # ---- updated by its own token: the same card, redrawn ----
+        send("update", token, {"timestamp": now + 1, "content-state": {"progress": 0.7, "status": "Out for delivery", "eta": "4 min"}})
+        wait.until(lambda d: "Out for delivery" in d.find_element(By.CSS_SELECTOR, "#activities .activity").text)
+        check(len(driver.find_elements(By.CSS_SELECTOR, "#activities .activity")) == 1 and width() == "70%",
+              "an update redraws the one card in place (70%)")
+        driver.save_screenshot(os.path.join(shots, "live-activity-page.png"))
+
+        # ---- a stale date passes: outdated ----
+        send("update", token, {"timestamp": now + 2, "content-state": {"progress": 0.8, "status": "Around the corner", "eta": "1 min"}},
+             "--stale-date", str(int(time.time()) + 1))
+        wait.until(lambda d: "Outdated" in d.find_element(By.CSS_SELECTOR, "#activities .activity").text)
+        check("stale" in driver.find_element(By.CSS_SELECTOR, "#activities .activity").get_attribute("class"), "past its stale date it shows as outdated")
+
+        # ---- ended, kept until its dismissal date, then gone ----
+        send("end", token, {"timestamp": now + 3, "content-state": {"progress": 1, "status": "Delivered", "eta": "now"}},
+             "--dismissal-date", str(int(time.time()) + 3))
+        wait.until(lambda d: "Ended" in d.find_element(By.CSS_SELECTOR, "#activities .activity").text)
+        check("Delivered" in driver.find_element(By.CSS_SELECTOR, "#activities .activity").text and width() == "100%", "the end shows its final state, marked ended")
+        WebDriverWait(driver, 15).until(lambda d: not d.find_elements(By.CSS_SELECTOR, "#activities .activity"))
+        check(not driver.find_element(By.ID, "activities").is_displayed(), "at its dismissal date it goes, and the section with it")
+        lines.wait(lambda line: line.get("event") == "unregistered" and line.get("kind") == "activity")
+        print("live activities: all checks passed")
+    finally:
+        if driver:
+            driver.quit()
+        for process in reversed(processes):
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        for name in ["serve.log", "device.log"]:
+            path = os.path.join(work, name)
+            if os.path.exists(path) and sys.exc_info()[0] is not None:
+                print(f"--- {name}\n" + open(path).read()[-4000:])
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
