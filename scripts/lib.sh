@@ -23,3 +23,76 @@ finish_work() {
   wait 2>/dev/null || true
   if [ "${KEEP:-0}" = 1 ]; then echo "kept $work" >&2; else rm -rf "$work"; fi
 }
+
+# need_desktop: installs what start_desktop uses (Debian's xvfb, dbus-daemon, dunst, ImageMagick) when missing.
+need_desktop() {
+  need=()
+  for package in xvfb x11-xserver-utils dunst imagemagick dbus-daemon; do dpkg -s "$package" >/dev/null 2>&1 || need+=("$package"); done
+  if [ ${#need[@]} -gt 0 ]; then
+    if [ "$(id -u)" -ne 0 ]; then sudo=sudo; else sudo=; fi
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}"
+  fi
+}
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+wait_for() { # wait_for SECONDS COMMAND...: until COMMAND succeeds
+  local deadline=$((SECONDS + $1)); shift
+  until "$@" >/dev/null 2>&1; do
+    [ $SECONDS -lt $deadline ] || { echo "timed out waiting for: $*" >&2; return 1; }
+    sleep 0.1
+  done
+}
+
+# start_desktop WIDTHxHEIGHT: a screen (Xvfb; $display, DISPLAY), a private session bus (DBUS_SESSION_BUS_ADDRESS) and
+# dunst on it, drawing bubbles at the top right; all stopped at exit. Needs start_work first.
+start_desktop() {
+  display=:$((RANDOM % 400 + 100))
+  Xvfb "$display" -screen 0 "$1"x24 -nolisten tcp &
+  stop_at_exit $!
+  export DISPLAY=$display
+  wait_for 10 test -e "/tmp/.X11-unix/X${display#:}"
+  command -v xsetroot >/dev/null && xsetroot -solid '#d8dee9'
+  dbus-daemon --session --nofork --nopidfile --address="unix:path=$work/bus" 2>/dev/null &
+  stop_at_exit $!
+  export DBUS_SESSION_BUS_ADDRESS="unix:path=$work/bus"
+  wait_for 10 test -S "$work/bus"
+  cat >"$work/dunstrc" <<'EOF'
+[global]
+    monitor = 0
+    follow = none
+    width = 460
+    height = 160
+    origin = top-right
+    offset = 16x16
+    notification_limit = 3
+    padding = 12
+    horizontal_padding = 14
+    frame_width = 2
+    frame_color = "#5e81ac"
+    separator_color = frame
+    corner_radius = 10
+    font = DejaVu Sans 11
+    markup = full
+    format = "<small>%a</small>\n<b>%s</b>\n%b"
+    alignment = left
+    icon_position = left
+    min_icon_size = 64
+    max_icon_size = 96
+    show_indicators = yes
+    sticky_history = yes
+[urgency_low]
+    background = "#2e3440"
+    foreground = "#eceff4"
+    timeout = 0
+[urgency_normal]
+    background = "#2e3440"
+    foreground = "#eceff4"
+    timeout = 0
+EOF
+  dunst -config "$work/dunstrc" 2>"$work/dunst.log" &
+  stop_at_exit $!
+  wait_for 10 dbus-send --session --dest=org.freedesktop.Notifications --print-reply /org/freedesktop/Notifications \
+    org.freedesktop.Notifications.GetServerInformation
+}
