@@ -4,7 +4,8 @@
 #   scripts/bench-delivery.sh                       # latency at 1,000/s and 10,000/s; 10,000 connected devices
 #   DEVICES=100000 scripts/bench-delivery.sh        # the fleet part with 100,000 devices (over 4 loopback addresses)
 #   DEVICES=100000 ONLINE=19000 scripts/bench-delivery.sh  # ... at most 19,000 online at once, in waves (open-file limit)
-#   PARTS=fleet scripts/bench-delivery.sh           # only one part: latency or fleet
+#   PARTS=fleet scripts/bench-delivery.sh           # only one part: latency, fleet or broadcast
+#   PARTS=broadcast SUBSCRIBERS=10000 scripts/bench-delivery.sh  # one broadcast to 10,000 subscribed devices
 #   PLAINTEXT=1 PARTS=fleet scripts/bench-delivery.sh  # the gateway with --plaintext (h2c, ws://): what TLS costs
 #   GATEWAY_LINK=1 scripts/bench-delivery.sh        # the devices run GatewayLink, `herald device`'s library
 #   GATEWAY_LINK=1 DEVICE_JOURNAL=1 scripts/bench-delivery.sh  # ... and keep its duplicate journal (SQLite)
@@ -25,6 +26,10 @@
 #    Goal: 10,000 devices in < 500 MB. With ONLINE below DEVICES, the devices register in waves of ONLINE, the
 #    last wave stays online for the fan-out, and the others reconnect wave by wave for their stored notification:
 #    a fleet larger than the open-file limit lets this machine hold links to. Every device must get exactly one.
+# 4. broadcast: `herald-bench broadcast` links SUBSCRIBERS devices, each registering and subscribing to one channel
+#    (`herald channels create`, storage policy 0), then sends ROUNDS broadcasts to it one after another: the time to
+#    the 200 (one commit), until the last device has it, and the gateway's CPU per delivered update.
+#    Goal: 10,000 devices in under 3 s.
 set -euo pipefail
 
 PARTS=${PARTS:-"latency fleet"}
@@ -37,6 +42,9 @@ ONLINE=${ONLINE:-$DEVICES}
 PROVIDER_PORT=${PROVIDER_PORT:-14197}
 DEVICE_PORT=${DEVICE_PORT:-14223}
 CONSOLE_PORT=${CONSOLE_PORT:-14080}
+CHANNELS_PORT=${CHANNELS_PORT:-14195}
+SUBSCRIBERS=${SUBSCRIBERS:-10000}
+ROUNDS=${ROUNDS:-3}
 PLAINTEXT=${PLAINTEXT:-0}
 GATEWAY_LINK=${GATEWAY_LINK:-0}
 DEVICE_JOURNAL=${DEVICE_JOURNAL:-0}
@@ -59,6 +67,7 @@ bench="$root/.build/release/herald-bench"
 
 # Each device online is one descriptor in the gateway and one in herald-bench.
 links=$(( ONLINE < DEVICES ? ONLINE : DEVICES ))
+case " $PARTS " in *" broadcast "*) [ "$SUBSCRIBERS" -gt "$links" ] && links=$SUBSCRIBERS ;; esac
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt $((links + 1000)) ]; then
   ulimit -n $((links + 1000)) 2>/dev/null || {
@@ -77,7 +86,7 @@ data="$work/data"
 "$herald" keys create --data-dir "$data" --team-id BENCHTEAM1 --key-id BENCHKEY01 --out "$work/key.p8" >/dev/null
 jwt=$("$herald" jwt --p8 "$work/key.p8" --key-id BENCHKEY01 --team-id BENCHTEAM1)
 "$herald" serve --data-dir "$data" --host "$host" --provider-port "$PROVIDER_PORT" --device-port "$DEVICE_PORT" \
-  --console-port "$CONSOLE_PORT" --channels-port 0 --device-rate-limit 1000000 "${plaintext[@]}" --quiet 2>"$work/gateway.log" &
+  --console-port "$CONSOLE_PORT" --channels-port "$CHANNELS_PORT" --device-rate-limit 1000000 "${plaintext[@]}" --quiet 2>"$work/gateway.log" &
 gateway_pid=$!
 stop_at_exit "$gateway_pid"
 for _ in $(seq 200); do curl -sf "http://127.0.0.1:$CONSOLE_PORT/healthz" >/dev/null && break; sleep 0.05; done
@@ -111,6 +120,13 @@ for part in $PARTS; do
       echo
       "$bench" fleet "${common[@]}" "${gateways[@]}" --count "$DEVICES" --online "$links" --gateway-pid "$gateway_pid" "${device_stack[@]}"
       ;;
-    *) echo "unknown part $part (latency or fleet)" >&2; exit 1 ;;
+    broadcast)
+      channel=$("$herald" channels create --gateway "$scheme://localhost:$CHANNELS_PORT" --ca "$data/tls/ca.pem" --p8 "$work/key.p8" \
+        --key-id BENCHKEY01 --team-id BENCHTEAM1 --bundle "$TOPIC" --storage-policy 0)
+      echo
+      "$bench" broadcast "${common[@]}" --device-gateway "$scheme://localhost:$DEVICE_PORT" --channel "$channel" \
+        --count "$SUBSCRIBERS" --rounds "$ROUNDS" --gateway-pid "$gateway_pid"
+      ;;
+    *) echo "unknown part $part (latency, fleet or broadcast)" >&2; exit 1 ;;
   esac
 done

@@ -57,7 +57,8 @@ struct DeviceOptions: ParsableArguments {
     }
 
     /// The way to make the devices, sharing one TLS setup (and journal) among them; `scratch` holds the journal.
-    func factory(caPath: String?, topic: String, scratch: URL) throws -> DeviceFactory {
+    /// With `channelID`, each device also subscribes to that broadcast channel (herald-bench's lean link only).
+    func factory(caPath: String?, topic: String, scratch: URL, channelID: String? = nil) throws -> DeviceFactory {
         var tls = TLSConfiguration.makeClientConfiguration()
         if skipHostnameCheck { tls.certificateVerification = .noHostnameVerification }
         if let caPath { tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(caPath)) }
@@ -69,7 +70,7 @@ struct DeviceOptions: ParsableArguments {
         }
         let context = try NIOSSLContext(configuration: tls)
         return DeviceFactory(gateways: deviceGateways) { gateway in
-            try ChannelDevice(gateway: gateway, tls: context, trustedCA: caPath, topic: topic)
+            try ChannelDevice(gateway: gateway, tls: context, trustedCA: caPath, topic: topic, channelID: channelID)
         }
     }
 

@@ -25,13 +25,15 @@ final class ChannelDevice: BenchDevice {
     /// The CA file `tls` trusts, to name in a refused certificate's message.
     private let trustedCA: String?
     private let topic: String
+    /// A broadcast channel the device subscribes to after registering; it counts as registered once subscribed.
+    private let channelID: String?
     /// The device's identity: every link it opens proves this key, so a reconnect is the same device.
     private let key = P256.Signing.PrivateKey()
     private let token = Mutex<String?>(nil)
     private let closedReason = Mutex<String?>(nil)
 
     /// - Parameter tls: The client TLS context (one shared by every device), used when `gateway` is `https://`.
-    init(gateway: String, tls: NIOSSLContext, trustedCA: String?, topic: String) throws {
+    init(gateway: String, tls: NIOSSLContext, trustedCA: String?, topic: String, channelID: String? = nil) throws {
         guard let url = URLComponents(string: gateway), let host = url.host, let scheme = url.scheme?.lowercased() else {
             throw BenchError("\(gateway) is not a URL such as https://localhost:5223")
         }
@@ -44,6 +46,7 @@ final class ChannelDevice: BenchDevice {
         self.tls = scheme == "https" ? tls : nil
         self.trustedCA = trustedCA
         self.topic = topic
+        self.channelID = channelID
     }
 
     var deviceToken: String? { token.withLock { $0 } }
@@ -76,7 +79,7 @@ final class ChannelDevice: BenchDevice {
     /// Connects and asks for the upgrade; the future says whether the gateway agreed.
     private func connect(_ link: DeviceLinkClientHandler.Callbacks) async throws -> (any Channel, EventLoopFuture<Bool>) {
         let tls = self.tls
-        let topic = self.topic
+        let (topic, channelID) = (self.topic, self.channelID)
         let key = self.key
         let (host, trustedCA) = (self.host, self.trustedCA)
         var headers = HTTPHeaders()
@@ -91,7 +94,7 @@ final class ChannelDevice: BenchDevice {
                     }
                     let upgrader = NIOTypedWebSocketClientUpgrader<Bool>(maxFrameSize: 1 << 16) { channel, _ in
                         channel.eventLoop.makeCompletedFuture {
-                            try channel.pipeline.syncOperations.addHandler(DeviceLinkClientHandler(topic: topic, key: key, callbacks: link))
+                            try channel.pipeline.syncOperations.addHandler(DeviceLinkClientHandler(topic: topic, channelID: channelID, key: key, callbacks: link))
                             return true
                         }
                     }
@@ -123,14 +126,18 @@ final class DeviceLinkClientHandler: ChannelInboundHandler {
     }
 
     private let topic: String
+    private let channelID: String?
     private let key: P256.Signing.PrivateKey
     private let callbacks: Callbacks
     /// A text message arriving in more than one frame.
     private var fragments: ByteBuffer?
     private var needsFlush = false
+    /// The token, held until the subscription is answered when there is a channel.
+    private var token: String?
 
-    init(topic: String, key: P256.Signing.PrivateKey, callbacks: Callbacks) {
+    init(topic: String, channelID: String?, key: P256.Signing.PrivateKey, callbacks: Callbacks) {
         self.topic = topic
+        self.channelID = channelID
         self.key = key
         self.callbacks = callbacks
     }
@@ -190,7 +197,11 @@ final class DeviceLinkClientHandler: ChannelInboundHandler {
         case .welcome:
             send(.register(topic: topic), context: context)
         case .registered(_, let deviceToken, _, _):
-            callbacks.registered(deviceToken)
+            guard let channelID else { return callbacks.registered(deviceToken) }
+            token = deviceToken
+            send(.subscribe(topic: topic, channelID: channelID), context: context)
+        case .subscribed:
+            if let token { callbacks.registered(token) }
         case .notification(let notification):
             callbacks.notification(notification)
             send(.ack(uniqueID: notification.uniqueID), context: context)

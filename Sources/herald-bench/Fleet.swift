@@ -68,9 +68,9 @@ struct Fleet: AsyncParsableCommand {
         let start = ContinuousClock.now
         let cpuBefore = cpuTime()
         for wave in waves.dropLast() {
-            try await connect(wave, of: devices, onNotification: onNotification, until: registered).disconnect()
+            try await Links.open(wave, of: devices, batch: connectBatch, onNotification: onNotification, until: registered).disconnect()
         }
-        let live = try await connect(waves[waves.count - 1], of: devices, onNotification: onNotification, until: registered)
+        let live = try await Links.open(waves[waves.count - 1], of: devices, batch: connectBatch, onNotification: onNotification, until: registered)
         let connectTook = ContinuousClock.now - start
         let connected = residentMemory()
         report("registered \(count) devices in \(Percentiles.milliseconds(connectTook)) ms (\(perSecond(count, connectTook))/s)")
@@ -121,7 +121,7 @@ struct Fleet: AsyncParsableCommand {
             let offline = waves.dropLast()
             let storedStart = ContinuousClock.now
             for wave in offline {
-                try await connect(wave, of: devices, onNotification: onNotification) { index in
+                try await Links.open(wave, of: devices, batch: connectBatch, onNotification: onNotification) { index in
                     received.withLock { $0[index] > 0 }
                 }.disconnect()
             }
@@ -138,15 +138,39 @@ struct Fleet: AsyncParsableCommand {
         if missing + duplicated > 0 { throw ExitCode.failure }
     }
 
-    /// Opens the links of `indices`, `connectBatch` at a time, each batch once `ready` holds for all of it.
-    private func connect(
-        _ indices: Range<Int>, of devices: [any BenchDevice],
+    private func report(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
+    private func perSecond(_ count: Int, _ duration: Duration) -> Int {
+        let seconds = duration / .seconds(1)
+        return seconds > 0 ? Int((Double(count) / seconds).rounded()) : 0
+    }
+
+    private func cpuTime() -> Duration? { gatewayPID.flatMap { GatewayUsage(pid: $0).cpuTime() } }
+
+    private func residentMemory() -> Int? { gatewayPID.flatMap { GatewayUsage(pid: $0).residentMemory() } }
+
+    private func megabytes(_ bytes: Int?) -> String {
+        bytes.map { "\($0 / 1_048_576) MiB" } ?? "unknown (pass --gateway-pid)"
+    }
+}
+
+/// Open links, each batch held by a task until disconnected.
+struct Links {
+    let indices: Range<Int>
+    var count: Int { indices.count }
+    var tasks: [Task<Void, Never>] = []
+
+    /// Opens the links of `indices`, `batch` at a time, each batch once `ready` holds for all of it.
+    static func open(
+        _ indices: Range<Int>, of devices: [any BenchDevice], batch size: Int,
         onNotification: @escaping @Sendable (Int, LinkNotification) -> Void,
         until ready: (Int) -> Bool
     ) async throws -> Links {
         var links = Links(indices: indices)
-        for start in stride(from: indices.lowerBound, to: indices.upperBound, by: connectBatch) {
-            let batch = start..<min(indices.upperBound, start + connectBatch)
+        for start in stride(from: indices.lowerBound, to: indices.upperBound, by: size) {
+            let batch = start..<min(indices.upperBound, start + size)
             links.tasks.append(
                 Task {
                     await withDiscardingTaskGroup { group in
@@ -163,44 +187,6 @@ struct Fleet: AsyncParsableCommand {
         }
         return links
     }
-
-    private func report(_ line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
-    }
-
-    private func perSecond(_ count: Int, _ duration: Duration) -> Int {
-        let seconds = duration / .seconds(1)
-        return seconds > 0 ? Int((Double(count) / seconds).rounded()) : 0
-    }
-
-    /// User and system CPU time the gateway has used, all threads.
-    private func cpuTime() -> Duration? {
-        guard let gatewayPID, let stat = try? String(contentsOfFile: "/proc/\(gatewayPID)/stat", encoding: .utf8),
-            let afterName = stat.lastIndex(of: ")")
-        else { return nil }
-        // Fields after the command name; utime and stime are the 14th and 15th of the whole line.
-        let fields = stat[stat.index(after: afterName)...].split(separator: " ")
-        guard fields.count > 13, let user = Int(fields[11]), let system = Int(fields[12]) else { return nil }
-        return .milliseconds((user + system) * 1000 / Int(sysconf(Int32(_SC_CLK_TCK))))
-    }
-
-    /// VmRSS of the gateway, in bytes.
-    private func residentMemory() -> Int? {
-        guard let gatewayPID, let status = try? String(contentsOfFile: "/proc/\(gatewayPID)/status", encoding: .utf8) else { return nil }
-        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return nil }
-        return line.split(separator: " ").compactMap { Int($0) }.first.map { $0 * 1024 }
-    }
-
-    private func megabytes(_ bytes: Int?) -> String {
-        bytes.map { "\($0 / 1_048_576) MiB" } ?? "unknown (pass --gateway-pid)"
-    }
-}
-
-/// Open links, each batch held by a task until disconnected.
-private struct Links {
-    let indices: Range<Int>
-    var count: Int { indices.count }
-    var tasks: [Task<Void, Never>] = []
 
     func disconnect() async {
         for task in tasks { task.cancel() }

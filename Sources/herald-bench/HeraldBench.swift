@@ -10,7 +10,7 @@ struct HeraldBench: AsyncParsableCommand {
             "Drive a running Herald gateway: end-to-end latency, a fleet of connected devices, a recorded flood; time the delivery log and HPACK coding.",
         subcommands: [
             Latency.self, Fleet.self, Flood.self, Triggers.self, Presented.self, Desktop.self, LogLookups.self, ContentExpansion.self,
-            HeaderCoding.self,
+            HeaderCoding.self, BroadcastFanOut.self,
         ]
     )
 }

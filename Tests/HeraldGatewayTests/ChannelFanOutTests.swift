@@ -51,6 +51,11 @@ import Testing
         // One row in the store for five devices: one commit whatever the number of subscribers.
         #expect(try await gateway.store.notificationCount() == 1)
         #expect(try await gateway.store.notification(id: uniqueID)?.channelID == channel.id)
+        // The delivery log says it is a broadcast, and on which channel.
+        let logged = try await AdminClient(gateway: gateway).get("/v1/notifications/\(APNsID.format(uniqueID))").body
+        #expect(logged["channelID"] == .string(channel.id), "\(logged)")
+        guard case .array(let timeline)? = logged["timeline"] else { throw TestFailure("no timeline: \(logged)") }
+        #expect(timeline.contains { $0["reason"] == .string("broadcast") }, "\(logged)")
 
         // Unsubscribed, a device gets no more.
         subscribers[0].send(.unsubscribe(topic: TestGateway.topic, channelID: channel.id))

@@ -29,6 +29,7 @@ public enum DeliveryTimeline {
         ]
         if let id = notification.id { fields["logID"] = .integer(id) }
         if let deviceID = notification.deviceID { fields["deviceID"] = .string(deviceID) }
+        if let channelID = notification.channelID { fields["channelID"] = .string(channelID) }
         if let collapseID = notification.collapseID { fields["collapseID"] = .string(collapseID) }
         if let expiration = notification.expiration { fields["expiration"] = .integer(expiration) }
         if let policy = notification.offlinePolicy { fields["storagePolicy"] = policyJSON(policy) }
@@ -56,6 +57,13 @@ public enum DeliveryTimeline {
 
     /// Kept for a device that could not take it: an offline device (under its app's policy), or a virtual one.
     private static func stored(_ notification: StoredNotification, at date: Date) -> JSONValue {
+        if let channelID = notification.channelID {
+            return step(
+                "stored", date, reason: "broadcast",
+                detail: "A broadcast on channel \(channelID): one entry for all its subscribers, handed to each one online when it "
+                    + "was committed; a channel that keeps its latest message offers it to devices that come back or subscribe later. "
+                    + "Each device's acknowledgement is kept on its subscription, not here.")
+        }
         guard notification.deviceID != nil else {
             return step(
                 "stored", date, reason: "virtual",
