@@ -352,7 +352,8 @@ let package = Package(
         .testTarget(
             name: "UserNotificationsTests",
             dependencies: [
-                "UserNotifications", "UserNotificationsUI", "CoreLocation", "ActivityKit", "HeraldTesting", .product(name: "GRDB", package: "GRDB.swift"),
+                "UserNotifications", "UserNotificationsUI", "CoreLocation", "ActivityKit", "HeraldTesting",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .testTarget(
@@ -437,6 +438,9 @@ package.targets += [
     .executableTarget(
         name: "PodcastContentExtension", dependencies: ["UserNotifications", "UserNotificationsUI"],
         path: "Examples/Podcast/ContentExtension", swiftSettings: [.swiftLanguageMode(.v5)]
+    ),
+    .executableTarget(
+        name: "DeliveryApp", dependencies: ["ActivityKit"], path: "Examples/Delivery/App", swiftSettings: [.swiftLanguageMode(.v5)]
     ),
     .target(
         name: "EndToEndShared", dependencies: ["UserNotifications", .product(name: "Crypto", package: "swift-crypto")],

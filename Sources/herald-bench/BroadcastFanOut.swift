@@ -57,7 +57,8 @@ struct BroadcastFanOut: AsyncParsableCommand {
         let connection = try await APNsConnection.connect(to: url, trusting: provider.ca)
         let usage = gatewayPID.map { GatewayUsage(pid: $0) }
         for index in 1...rounds {
-            let body = Data(#"{"aps":{"event":"update","timestamp":\#(Int(Date().timeIntervalSince1970) + index),"content-state":{"round":\#(index)}}}"#.utf8)
+            let body = Data(
+                #"{"aps":{"event":"update","timestamp":\#(Int(Date().timeIntervalSince1970) + index),"content-state":{"round":\#(index)}}}"#.utf8)
             let cpuBefore = usage?.cpuTime()
             let sent = ContinuousClock.now
             round.withLock { $0 = (sent, []) }
@@ -75,9 +76,11 @@ struct BroadcastFanOut: AsyncParsableCommand {
             _ = await poll(timeout: .seconds(60)) { ofThisRound().count >= count }
             let arrivals = ofThisRound()
             let last = arrivals.max() ?? .zero
-            var line = "round \(index): answered 200 in \(Percentiles.milliseconds(answered)) ms; \(arrivals.count) of \(count) devices had it, the last after \(Percentiles.milliseconds(last)) ms"
+            var line =
+                "round \(index): answered 200 in \(Percentiles.milliseconds(answered)) ms; \(arrivals.count) of \(count) devices had it, the last after \(Percentiles.milliseconds(last)) ms"
             if let cpuBefore, let cpuAfter = usage?.cpuTime() {
-                line += "; gateway CPU \(Percentiles.milliseconds(cpuAfter - cpuBefore)) ms (\(String(format: "%.1f", Double((cpuAfter - cpuBefore) / .microseconds(1)) / Double(count))) µs per delivered update)"
+                line +=
+                    "; gateway CPU \(Percentiles.milliseconds(cpuAfter - cpuBefore)) ms (\(String(format: "%.1f", Double((cpuAfter - cpuBefore) / .microseconds(1)) / Double(count))) µs per delivered update)"
             }
             print(line)
             if arrivals.count < count { throw BenchError("\(count - arrivals.count) devices did not get round \(index)") }

@@ -94,7 +94,8 @@ final class ChannelDevice: BenchDevice {
                     }
                     let upgrader = NIOTypedWebSocketClientUpgrader<Bool>(maxFrameSize: 1 << 16) { channel, _ in
                         channel.eventLoop.makeCompletedFuture {
-                            try channel.pipeline.syncOperations.addHandler(DeviceLinkClientHandler(topic: topic, channelID: channelID, key: key, callbacks: link))
+                            try channel.pipeline.syncOperations.addHandler(
+                                DeviceLinkClientHandler(topic: topic, channelID: channelID, key: key, callbacks: link))
                             return true
                         }
                     }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HeraldClient
 import HeraldGateway
@@ -135,6 +136,56 @@ import Testing
         let shown = await daemon.waitForEvent("notification") { $0["apnsID"]?.stringValue == response.apnsID }
         #expect(shown?["title"]?.stringValue == "Launch", "\(daemon.errorOutput)")
         #expect(shown?["body"]?.stringValue == "The code is 4711")
+        daemon.terminate()
+        _ = await daemon.exitStatus()
+        try await gateway.stop()
+    }
+
+    /// The delivery example as docs/live-activities.md walks through it: a channel made with `herald channels`, the app
+    /// following its activities, a remote start with `herald send --live-activity start` on the push-to-start token
+    /// that subscribes the activity to the channel, a broadcast update and a broadcast end with a dismissal date.
+    @Test func theDeliveryExampleFollowsAnActivityStartedByPushAndUpdatedByBroadcasts() async throws {
+        let (gateway, data, daemon) = try await start("Delivery/Delivery.app", app: "com.example.delivery")
+        defer { daemon.terminate() }
+        let keyPath = data + "/provider.p8"
+        try gateway.privateKey.pemRepresentation.write(toFile: keyPath, atomically: true, encoding: .utf8)
+        let credentials = ["--ca", gateway.caPath, "--p8", keyPath, "--key-id", TestGateway.keyID, "--team-id", TestGateway.teamID]
+        let created = try await CommandRunTests.run(
+            ["channels", "create", "--gateway", "https://localhost:\(gateway.gateway.channelsPort)"] + credentials
+                + ["--bundle", "com.example.delivery", "--storage-policy", "1"])
+        let channel = created.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(created.status == 0 && channel.count == 24, "\(created.error)")
+        let pushToStart = try #require(
+            await daemon.waitForEvent("registered") { $0["kind"]?.stringValue == "pushToStart" }?["deviceToken"]?.stringValue)
+
+        let app = try HeraldProcess.start(
+            [], executable: HeraldProcess.built("DeliveryApp"), environment: ["HERALD_DATA_DIR": data, "DELIVERY_LIFETIME": "30"])
+        defer { app.terminate() }
+        #expect(await app.waitForOutput(containing: "Push-to-start token: \(pushToStart)"), "\(app.output)\(app.errorOutput)")
+        let send = ["send", "--gateway", gateway.url.absoluteString] + credentials + ["--topic", "com.example.delivery"]
+        let now = Int(Date().timeIntervalSince1970)
+        let started = try await CommandRunTests.run(
+            send + ["--device", pushToStart, "--live-activity", "start", "--attributes-type", "DeliveryAttributes", "-"],
+            input: #"{"aps":{"timestamp":\#(now),"attributes":{"name":"Order #4417"},"content-state":{"progress":0.3,"status":"Baking","eta":"12 min"},"#
+                + #""alert":{"title":"Your order is in the oven","body":"About 12 minutes"},"input-push-channel":"\#(channel)"}}"#)
+        #expect(started.status == 0, "\(started.output)\(started.error)")
+        #expect(await app.waitForOutput(containing: "Order #4417: Baking"), "\(app.output)")
+        #expect(await daemon.waitForEvent("subscribed") { $0["channelID"]?.stringValue == channel } != nil)
+
+        let expiration = String(now + 3600)
+        let updated = try await CommandRunTests.run(
+            send + ["--channel", channel, "--live-activity", "update", "--expiration", expiration, "-"],
+            input: #"{"aps":{"timestamp":\#(now + 1),"content-state":{"progress":0.7,"status":"Out for delivery","eta":"4 min"}}}"#)
+        #expect(updated.status == 0, "\(updated.output)\(updated.error)")
+        #expect(await app.waitForOutput(containing: "Order #4417: Out for delivery, 70%, ETA 4 min"), "\(app.output)")
+        let ended = try await CommandRunTests.run(
+            send + ["--channel", channel, "--live-activity", "end", "--expiration", expiration, "--dismissal-date", String(now + 2), "-"],
+            input: #"{"aps":{"timestamp":\#(now + 2),"content-state":{"progress":1,"status":"Delivered","eta":"now"}}}"#)
+        #expect(ended.status == 0, "\(ended.output)\(ended.error)")
+        #expect(await app.waitForOutput(containing: "Order #4417 is ended"), "\(app.output)")
+        #expect(await app.waitForOutput(containing: "Order #4417 is dismissed"), "\(app.output)")
+        #expect(await daemon.waitForEvent("unsubscribed") { $0["channelID"]?.stringValue == channel } != nil)
+        app.terminate()
         daemon.terminate()
         _ = await daemon.exitStatus()
         try await gateway.stop()
