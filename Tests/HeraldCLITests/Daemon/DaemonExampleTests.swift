@@ -166,7 +166,8 @@ import Testing
         let now = Int(Date().timeIntervalSince1970)
         let started = try await CommandRunTests.run(
             send + ["--device", pushToStart, "--live-activity", "start", "--attributes-type", "DeliveryAttributes", "-"],
-            input: #"{"aps":{"timestamp":\#(now),"attributes":{"name":"Order #4417"},"content-state":{"progress":0.3,"status":"Baking","eta":"12 min"},"#
+            input: #"{"aps":{"timestamp":\#(now),"attributes":{"name":"Order #4417"},"#
+                + #""content-state":{"progress":0.3,"status":"Baking","eta":"12 min"},"#
                 + #""alert":{"title":"Your order is in the oven","body":"About 12 minutes"},"input-push-channel":"\#(channel)"}}"#)
         #expect(started.status == 0, "\(started.output)\(started.error)")
         #expect(await app.waitForOutput(containing: "Order #4417: Baking"), "\(app.output)")
