@@ -88,8 +88,12 @@ public struct StoredNotification: Sendable, Hashable {
     public static let defaultStoragePeriod: TimeInterval = 30 * 24 * 3600
 }
 
-/// A person's response to a delivered notification, as the device reported it.
+/// A person's response to a delivered notification, as the device reported it; or the device's word that it dropped
+/// it (``droppedByDevice``, with the reason in ``text``).
 public struct NotificationResponse: Sendable, Hashable {
+    /// The ``action`` of a notification the device received and dropped, as iOS drops some Live Activity pushes.
+    public static let droppedByDevice = "herald.dropped"
+
     /// The action's identifier: one of the category's, or UNNotificationDefaultActionIdentifier (opened) or
     /// UNNotificationDismissActionIdentifier (dismissed).
     public var action: String

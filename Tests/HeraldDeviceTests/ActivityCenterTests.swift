@@ -18,14 +18,35 @@ import Testing
         try center.linkAnswer(.registered(topic: Self.app, deviceToken: Self.pushToStart, kind: .pushToStart))
     }
 
-    func push(_ aps: String, to token: String = ActivityCenterTests.pushToStart, channel: String? = nil, at date: Date) throws
-        -> ActivityCenter.Outcome
-    {
+    func push(
+        _ aps: String, to token: String = ActivityCenterTests.pushToStart, channel: String? = nil, priority: Priority = .immediate,
+        budget: Int = ActivityLimits.priorityBudget, at date: Date
+    ) throws -> ActivityCenter.Outcome {
         let notification = LinkNotification(
             apnsID: UUID(), uniqueID: UUID(), topic: Self.app + ".push-type.liveactivity", bundleID: Self.app, deviceToken: token,
-            pushType: .liveActivity, priority: .immediate, collapseID: nil, expiration: nil, receivedAt: 0,
+            pushType: .liveActivity, priority: priority, collapseID: nil, expiration: nil, receivedAt: 0,
             payload: Data(#"{"aps":{\#(aps)}}"#.utf8), channelID: channel)
-        return try center.receive(notification, now: date)
+        return try center.receive(notification, now: date, budget: budget)
+    }
+
+    @Test func priorityTenHasAnHourlyBudgetAndPriorityFiveNone() throws {
+        let activity = try started(try push(startPush(), at: start))
+        let token = "ef" + String(repeating: "0", count: 62)
+        try center.linkAnswer(.registered(topic: Self.app, deviceToken: token, kind: .activity, activityID: activity.id))
+        let update = { (timestamp: Int) in #""event":"update","timestamp":\#(timestamp),"content-state":{"n":\#(timestamp)}"# }
+        for timestamp in 2...3 {
+            guard case .changed = try push(update(timestamp), to: token, budget: 2, at: start) else { throw ActivityPayloadError("dropped") }
+        }
+        guard case .dropped(let reason) = try push(update(4), to: token, budget: 2, at: start.addingTimeInterval(3599)) else {
+            throw ActivityPayloadError("the third priority-10 push of the hour was applied")
+        }
+        #expect(reason.contains("budget (2 an hour"))
+        guard case .changed = try push(update(5), to: token, priority: .powerConsiderate, budget: 2, at: start.addingTimeInterval(3599)) else {
+            throw ActivityPayloadError("a priority-5 push was charged")
+        }
+        guard case .changed = try push(update(6), to: token, budget: 2, at: start.addingTimeInterval(3600)) else {
+            throw ActivityPayloadError("the next hour's budget did not start")
+        }
     }
 
     func startPush(timestamp: Int = 1, extra: String = "") -> String {

@@ -35,8 +35,12 @@ package final class ActivityCenter: Sendable {
     }
 
     /// Applies a `liveactivity` push the gateway delivered; `allowsStart` is false when the app may not have Live
-    /// Activities now (not declared in its Info.plist, or turned off by the person).
-    func receive(_ notification: LinkNotification, now: Date, allowsStart: Bool = true) throws -> Outcome {
+    /// Activities now (not declared in its Info.plist, or turned off by the person); `budget` is how many priority-10
+    /// pushes an activity takes an hour (``ActivityLimits/priorityBudget``, or the frequent one).
+    func receive(
+        _ notification: LinkNotification, now: Date, allowsStart: Bool = true, budget: Int = ActivityLimits.priorityBudget
+    ) throws -> Outcome {
+        let charge = notification.priority == .immediate ? budget : nil
         let payload: ActivityPayload
         do {
             payload = try ActivityPayload(json: notification.payload)
@@ -49,10 +53,14 @@ package final class ActivityCenter: Sendable {
                     db, where: "channel_id = ? AND bundle_id = ? AND phase = 'active'", [channelID, notification.bundleID])
                 guard !targets.isEmpty else { return .dropped("no active Live Activity of \(notification.bundleID) takes channel \(channelID)") }
                 var changes: [ActivityChange] = []
+                var reasons: [String] = []
                 for target in targets {
-                    if case .changed(let applied) = try apply(payload, to: target, now: now, db) { changes += applied }
+                    switch try apply(payload, to: target, now: now, budget: charge, db) {
+                    case .changed(let applied): changes += applied
+                    case .dropped(let reason): reasons.append(reason)
+                    }
                 }
-                return changes.isEmpty ? .dropped("no activity on channel \(channelID) took it (ended, or a newer timestamp)") : .changed(changes)
+                return changes.isEmpty ? .dropped(reasons.first ?? "no activity on channel \(channelID) took it") : .changed(changes)
             }
             if try ActivityStore.pushToStartToken(of: notification.bundleID, db) == notification.deviceToken {
                 guard allowsStart else { return .dropped("Live Activities are turned off for \(notification.bundleID)") }
@@ -60,7 +68,7 @@ package final class ActivityCenter: Sendable {
             }
             if let target = try ActivityStore.activities(db, where: "push_token = ?", [notification.deviceToken]).first {
                 guard payload.event != .start else { return .dropped("a start goes to the push-to-start token, not an activity's") }
-                return try apply(payload, to: target, now: now, db)
+                return try apply(payload, to: target, now: now, budget: charge, db)
             }
             return .dropped("the token is not a Live Activity's: iOS drops a liveactivity push to the app's own token")
         }
@@ -86,13 +94,26 @@ package final class ActivityCenter: Sendable {
         return .changed([ActivityChange(kind: .started, activity: activity, alert: payload.alert)])
     }
 
-    /// An update or end to one activity; older than what it shows, or to one already ended, it is dropped.
-    private func apply(_ payload: ActivityPayload, to target: LiveActivity, now: Date, _ db: Database) throws -> Outcome {
+    /// An update or end to one activity; older than what it shows, to one already ended, or a priority-10 push past
+    /// the activity's hourly `budget` (nil: priority 5, no budget), it is dropped.
+    private func apply(_ payload: ActivityPayload, to target: LiveActivity, now: Date, budget: Int?, _ db: Database) throws -> Outcome {
         guard target.phase == .active else { return .dropped("activity \(target.id) has ended") }
         guard payload.timestamp > target.lastTimestamp else {
             return .dropped("timestamp \(payload.timestamp) is not after the activity's \(target.lastTimestamp)")
         }
         var activity = target
+        if let budget {
+            if activity.budgetWindowStart.map({ now.timeIntervalSince($0) >= 3600 }) ?? true {
+                activity.budgetWindowStart = now
+                activity.budgetUsed = 0
+            }
+            guard activity.budgetUsed < budget else {
+                return .dropped(
+                    "over the activity's priority-10 budget (\(budget) an hour, used since \(Int(activity.budgetWindowStart!.timeIntervalSince1970))): "
+                        + "send updates that can wait with apns-priority 5")
+            }
+            activity.budgetUsed += 1
+        }
         activity.lastTimestamp = payload.timestamp
         if let state = payload.contentState { activity.state = state }
         if payload.staleDate != nil { activity.staleDate = payload.staleDate }

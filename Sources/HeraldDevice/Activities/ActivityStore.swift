@@ -49,6 +49,13 @@ final class ActivityStore: Sendable {
                     );
                     """)
         }
+        migrator.registerMigration("v2: priority budget") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE activity ADD COLUMN budget_used INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE activity ADD COLUMN budget_window_start DOUBLE;
+                    """)
+        }
         return migrator
     }
 
@@ -68,15 +75,15 @@ final class ActivityStore: Sendable {
             sql: """
                 INSERT OR REPLACE INTO activity (id, bundle_id, attributes_type, attributes, state, stale_date, relevance_score, phase,
                     origin, wants_token, push_token, token_retired, channel_id, created_at, ended_at, dismiss_at, last_timestamp,
-                    stale_reported)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    stale_reported, budget_used, budget_window_start)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
                 activity.id, activity.bundleID, activity.attributesType, activity.attributes, activity.state,
                 activity.staleDate?.timeIntervalSince1970, activity.relevanceScore, activity.phase.rawValue, activity.origin.rawValue,
                 activity.wantsToken, activity.pushToken, activity.tokenRetired, activity.channelID, activity.createdAt.timeIntervalSince1970,
                 activity.endedAt?.timeIntervalSince1970, activity.dismissAt?.timeIntervalSince1970, activity.lastTimestamp,
-                activity.staleReported,
+                activity.staleReported, activity.budgetUsed, activity.budgetWindowStart?.timeIntervalSince1970,
             ])
     }
 
@@ -91,7 +98,8 @@ final class ActivityStore: Sendable {
                 state: row["state"], staleDate: date("stale_date"), relevanceScore: row["relevance_score"], phase: phase, origin: origin,
                 wantsToken: row["wants_token"], pushToken: row["push_token"], tokenRetired: row["token_retired"], channelID: row["channel_id"],
                 createdAt: Date(timeIntervalSince1970: row["created_at"]), endedAt: date("ended_at"), dismissAt: date("dismiss_at"),
-                lastTimestamp: row["last_timestamp"], staleReported: row["stale_reported"])
+                lastTimestamp: row["last_timestamp"], staleReported: row["stale_reported"], budgetUsed: row["budget_used"],
+                budgetWindowStart: date("budget_window_start"))
         }
     }
 

@@ -44,12 +44,15 @@ package struct LiveActivity: Sendable, Hashable {
     package var lastTimestamp: Double
     /// Its stale date passed and that was reported.
     package var staleReported: Bool
+    /// The priority-10 pushes applied in the hour that began at ``budgetWindowStart``.
+    package var budgetUsed: Int
+    package var budgetWindowStart: Date?
 
     package init(
         id: String, bundleID: String, attributesType: String, attributes: Data, state: Data, staleDate: Date? = nil,
         relevanceScore: Double? = nil, phase: Phase = .active, origin: Origin, wantsToken: Bool = false, pushToken: String? = nil,
         tokenRetired: Bool = false, channelID: String? = nil, createdAt: Date, endedAt: Date? = nil, dismissAt: Date? = nil,
-        lastTimestamp: Double = 0, staleReported: Bool = false
+        lastTimestamp: Double = 0, staleReported: Bool = false, budgetUsed: Int = 0, budgetWindowStart: Date? = nil
     ) {
         self.id = id
         self.bundleID = bundleID
@@ -69,6 +72,8 @@ package struct LiveActivity: Sendable, Hashable {
         self.dismissAt = dismissAt
         self.lastTimestamp = lastTimestamp
         self.staleReported = staleReported
+        self.budgetUsed = budgetUsed
+        self.budgetWindowStart = budgetWindowStart
     }
 
     /// Active past its stale date.
@@ -85,6 +90,11 @@ package enum ActivityLimits {
     package static let shownAfterEnd: TimeInterval = 4 * 3600
     /// The combined size of its attributes and state (ActivityKit: 4 KB).
     package static let dataSize = 4096
+    /// Priority-10 pushes an activity takes in an hour. Apple publishes no number; about 15 has been observed, and
+    /// `NSSupportsLiveActivitiesFrequentUpdates` (with the person's "More Frequent Updates" on) allows updates more
+    /// than once a minute: Herald takes 15 and 120 (docs/live-activities.md).
+    package static let priorityBudget = 15
+    package static let frequentPriorityBudget = 120
     /// Activities of one app at once. Apple does not publish the number; iOS has been seen to refuse the sixth, so
     /// Herald takes 5 (docs/live-activities.md).
     package static let perApp = 5

@@ -9,11 +9,14 @@ extension DeviceDaemon {
     /// channel subscription, a token retired).
     func receiveActivityPush(_ notification: LinkNotification) async throws {
         let apnsID = APNsID.format(notification.apnsID)
-        var allowsStart = false
-        if let app = try? apps.app(bundleID: notification.bundleID) { allowsStart = try await liveActivitySwitches(of: app).enabled }
-        switch try activities.receive(notification, now: Date(), allowsStart: allowsStart) {
+        var switches = (enabled: false, frequent: false)
+        if let app = try? apps.app(bundleID: notification.bundleID) { switches = try await liveActivitySwitches(of: app) }
+        let budget = switches.frequent ? ActivityLimits.frequentPriorityBudget : ActivityLimits.priorityBudget
+        switch try activities.receive(notification, now: Date(), allowsStart: switches.enabled, budget: budget) {
         case .dropped(let reason):
             report(.activityPushDropped(apnsID: apnsID, bundleID: notification.bundleID, reason: reason))
+            // The gateway's delivery log says so too (on the notification, which the link acknowledges right after).
+            if let sender = link.withLock({ $0.sender }) { try? await sender.send(.dropped(uniqueID: notification.uniqueID, reason: reason)) }
         case .changed(let changes):
             await settle(changes)
         }

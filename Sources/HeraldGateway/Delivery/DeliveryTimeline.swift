@@ -132,6 +132,12 @@ public enum DeliveryTimeline {
 
     /// What the person did, as the device reported it.
     private static func responded(_ response: NotificationResponse) -> JSONValue {
+        if response.action == NotificationResponse.droppedByDevice {
+            let why = response.text ?? "no reason given"
+            return step(
+                "dropped", response.at, reason: "device", detail: "Dropped by the device after it arrived, as iOS drops it: \(why).",
+                extra: ["text": .string(why)])
+        }
         var extra: [String: JSONValue] = ["action": .string(response.action)]
         if let text = response.text { extra["text"] = .string(text) }
         let detail =

@@ -1,4 +1,5 @@
 package import Foundation
+import HeraldStore
 package import HeraldWire
 package import NIOCore
 package import NIOWebSocket
@@ -156,6 +157,8 @@ package struct DeviceLinkStateMachine {
             return .acknowledge(uniqueID)
         case (.linked, .success(.response(let uniqueID, let action, let text))):
             return .recordResponse(uniqueID: uniqueID, action: action, text: text)
+        case (.linked, .success(.dropped(let uniqueID, let reason))):
+            return .recordResponse(uniqueID: uniqueID, action: NotificationResponse.droppedByDevice, text: reason)
         case (.linked, .success(let request)) where request.isRequest:
             isBusy = true
             return .answer(request)

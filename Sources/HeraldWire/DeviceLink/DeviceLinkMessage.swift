@@ -33,6 +33,10 @@ public enum DeviceLinkMessage: Sendable, Hashable {
     /// or UNNotificationDefaultActionIdentifier / UNNotificationDismissActionIdentifier; `text` a typed reply),
     /// for the delivery log. Nothing is answered.
     case response(uniqueID: UUID, action: String, text: String?)
+    /// device → gateway: the device received this notification and dropped it, as iOS does (a Live Activity push
+    /// over the activity's budget, for a token that is not an activity's, older than what it shows…), for the
+    /// delivery log. Nothing is answered.
+    case dropped(uniqueID: UUID, reason: String)
     /// gateway → device: a request was refused; the link stays open.
     case error(Refusal)
 
@@ -145,6 +149,8 @@ extension DeviceLinkMessage {
             return object(type: "unsubscribed", ["topic": .string(topic), "channelID": .string(channelID)])
         case .ack(let uniqueID):
             return object(type: "ack", ["uniqueID": .string(APNsID.format(uniqueID))])
+        case .dropped(let uniqueID, let reason):
+            return object(type: "dropped", ["uniqueID": .string(APNsID.format(uniqueID)), "reason": .string(reason)])
         case .response(let uniqueID, let action, let text):
             var fields: [String: JSONValue] = ["uniqueID": .string(APNsID.format(uniqueID)), "action": .string(action)]
             if let text { fields["text"] = .string(text) }
@@ -264,6 +270,7 @@ extension DeviceLinkMessage {
         case "unsubscribe": return .unsubscribe(topic: try string("topic"), channelID: try string("channelID"))
         case "unsubscribed": return .unsubscribed(topic: try string("topic"), channelID: try string("channelID"))
         case "ack": return .ack(uniqueID: try uuid("uniqueID"))
+        case "dropped": return .dropped(uniqueID: try uuid("uniqueID"), reason: try string("reason"))
         case "response": return .response(uniqueID: try uuid("uniqueID"), action: try string("action"), text: fields["text"]?.stringValue)
         case "error":
             var refusal = Refusal(reason: try string("reason"), message: try string("message"), topic: fields["topic"]?.stringValue)
@@ -317,6 +324,7 @@ extension DeviceLinkMessage {
         case .notification: "notification"
         case .ack: "ack"
         case .response: "response"
+        case .dropped: "dropped"
         case .error: "error"
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldClient
+import HeraldGateway
 import HeraldGatewayTesting
 import HeraldStore
 import HeraldTesting
@@ -14,10 +15,13 @@ import Testing
 
     /// A `liveactivity` push of `aps` (the inside of the `aps` dictionary) to `token`.
     @discardableResult
-    static func push(_ fixture: DaemonFixture, _ aps: String, to token: String, pushType: PushType = .liveActivity) async throws -> APNsResponse {
+    static func push(
+        _ fixture: DaemonFixture, _ aps: String, to token: String, pushType: PushType = .liveActivity, priority: Int? = nil
+    ) async throws -> APNsResponse {
         let connection = try await fixture.gateway.connect()
         let headers = APNsConnection.notificationHeaders(
-            token: token, topic: pushType == .liveActivity ? topic : DaemonFixture.app, jwt: fixture.gateway.defaultJWT, pushType: pushType)
+            token: token, topic: pushType == .liveActivity ? topic : DaemonFixture.app, jwt: fixture.gateway.defaultJWT, pushType: pushType,
+            priority: priority)
         let response = try await connection.send(headers: headers, body: Data(#"{"aps":{\#(aps)}}"#.utf8))
         await connection.close()
         return response
@@ -75,6 +79,44 @@ import Testing
         #expect(await fixture.waitForEvent("unregistered") { $0["activityID"]?.stringValue == activityID } != nil)
         let gone = try await Self.push(fixture, update, to: token)
         #expect(gone.status == 410 && gone.reason == .expiredToken)
+        try await fixture.stop()
+    }
+
+    /// Priority 10 has a budget per activity (15 an hour without frequent updates): past it the device drops the
+    /// push, and the gateway's delivery log says why; priority 5 has none.
+    @Test func priorityTenPastTheBudgetIsDroppedAndTheDeliveryLogSaysSo() async throws {
+        let fixture = try await DaemonFixture.start(liveActivities: true)
+        let pushToStart = try #require(
+            await fixture.waitForEvent("registered") { $0["kind"]?.stringValue == "pushToStart" }?["deviceToken"]?.stringValue)
+        let first = Self.now
+        #expect(try await Self.push(fixture, Self.start(timestamp: first, extra: #","input-push-token":1"#), to: pushToStart).status == 200)
+        let token = try #require(await fixture.waitForEvent("registered") { $0["kind"]?.stringValue == "activity" }?["deviceToken"]?.stringValue)
+        func update(_ index: Int, priority: Int? = nil) async throws -> APNsResponse {
+            try await Self.push(
+                fixture, #""event":"update","timestamp":\#(first + index),"content-state":{"progress":0.1,"status":"update \#(index)"}"#,
+                to: token, priority: priority)
+        }
+        for index in 1...15 { #expect(try await update(index).status == 200) }
+        #expect(await fixture.waitForEvent("activity") { $0["state"]?["status"] == .string("update 15") } != nil)
+        let over = try await update(16)
+        let dropped = await fixture.waitForEvent("activityDropped") { $0["reason"]?.stringValue?.contains("budget") == true }
+        #expect(dropped?["reason"]?.stringValue?.contains("15 an hour") == true, "\(fixture.daemon.output)")
+        #expect(try await update(17, priority: 5).status == 200)
+        #expect(await fixture.waitForEvent("activity") { $0["state"]?["status"] == .string("update 17") } != nil)
+
+        // The delivery log: the push was delivered, then dropped by the device, with the device's reason.
+        let uniqueID = try #require(over.uniqueID.flatMap(APNsID.parse))
+        var logged: JSONValue = .null
+        for _ in 0..<100 {
+            if let row = try await fixture.gateway.store.notification(id: uniqueID), row.response != nil {
+                logged = DeliveryTimeline.timeline(of: row)
+                break
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        guard case .array(let timeline)? = logged["timeline"] else { throw CancellationError() }
+        let step = timeline.first { $0["event"] == .string("dropped") }
+        #expect(step?["reason"] == .string("device") && step?["text"]?.stringValue?.contains("budget") == true, "\(logged)")
         try await fixture.stop()
     }
 
