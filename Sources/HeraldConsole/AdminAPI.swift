@@ -30,6 +30,7 @@ struct AdminAPI: Sendable {
         sender.register(on: group)
         keys.register(on: group)
         DeliveryLog(store: store).register(on: group)
+        ConsoleLiveActivities(store: store, hub: hub, environment: sender.environment).register(on: group)
         group.get("notifications/:id") { _, context in try await notification(context.parameters.get("id") ?? "") }
         group.get("devices") { _, _ in try await devices() }
         group.get("apps") { _, _ in try await apps() }

@@ -49,6 +49,7 @@ struct ConsolePages: Sendable {
         "/validators": "validators.html",
         "/dashboard": "metrics.html",
         "/keys": "keys.html",
+        "/live-activities": "live-activities.html",
     ]
 
     /// `POST /sign-in` with the form fields `token` and `next`: the admin token gives a session cookie and a redirect

@@ -86,6 +86,27 @@ actor ConsoleSender: Service {
         }
     }
 
+    /// Sends a broadcast (`POST /4/broadcasts/apps/BUNDLE`) through the provider API and describes the answer as
+    /// ``send(_:)`` does, with the `apns-request-id` in `apnsID`.
+    func broadcast(bundleID: String, channelID: String, payload: String, expiration: Int64, priority: Int) async -> JSONValue {
+        let notification = APNsNotification(
+            topic: bundleID + PushType.liveActivity.topicSuffix, pushType: .liveActivity, payload: Data(payload.utf8),
+            priority: Priority(rawValue: priority), expiration: APNsExpiration(epochSeconds: expiration))
+        do {
+            let result = try await client().broadcast(notification, toChannel: channelID)
+            var fields: [String: JSONValue] = ["status": .integer(200), "apnsID": .string(APNsID.format(result.apnsID))]
+            if let uniqueID = result.uniqueID { fields["uniqueID"] = .string(APNsID.format(uniqueID)) }
+            return .object(fields)
+        } catch let error as APNsClientError {
+            return .object(
+                Self.refusal(
+                    status: error.status ?? error.reason?.status ?? 0, reason: error.reason?.rawValue, message: error.message,
+                    checkedBy: error.code == .rejected ? "gateway" : "client"))
+        } catch {
+            return .object(Self.refusal(status: 0, reason: nil, message: "\(error)", checkedBy: "client"))
+        }
+    }
+
     /// The request as a curl line with a JWT signed now, and as a `herald send` line; `visibleHost` is the provider
     /// API's host as the person's browser knows this gateway (used when the provider API listens on every address).
     func commands(_ request: SendRequest, visibleHost: String) async throws -> JSONValue {
@@ -232,6 +253,19 @@ extension ConsoleSender {
         group.post("send") { request, _ in
             guard let send = try await Self.sendRequest(request) else { return Self.badForm }
             return AdminAPI.json(.ok, await self.send(send))
+        }
+        group.post("broadcast") { request, _ in
+            let body = try await request.body.collect(upTo: 64 * 1024)
+            guard let value = try? JSONValue.parse(Data(body.readableBytesView)), let bundleID = value["bundleID"]?.stringValue,
+                let channelID = value["channelID"]?.stringValue, let payload = value["payload"]?.stringValue
+            else {
+                return AdminAPI.error(
+                    .badRequest, "BadRequest", #"send {"bundleID":"…","channelID":"…","payload":"…"} with optional expiration and priority"#)
+            }
+            let expiration = value["expiration"]?.integerValue ?? 0
+            let priority = Int(value["priority"]?.integerValue ?? 10)
+            return AdminAPI.json(
+                .ok, await self.broadcast(bundleID: bundleID, channelID: channelID, payload: payload, expiration: expiration, priority: priority))
         }
         group.post("send/commands") { request, _ in
             guard let send = try await Self.sendRequest(request) else { return Self.badForm }

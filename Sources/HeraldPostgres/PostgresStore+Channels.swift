@@ -39,6 +39,16 @@ extension PostgresStore {
         ) { row in try row.next(String.self) }.isEmpty == false
     }
 
+    public func channels(environment: APNsEnvironment, limit: Int) async throws(StoreError) -> [BroadcastChannel] {
+        try await rows(
+            "read the broadcast channels",
+            """
+            SELECT \(Self.channelColumns) FROM broadcast_channel WHERE environment = $1 AND deleted_at IS NULL
+            ORDER BY bundle_id, created_at, id LIMIT $2
+            """,
+            PostgresBindings(environment.rawValue, Int64(limit)), Self.channel(from:))
+    }
+
     private static let channelColumns = "id, bundle_id, environment, storage_policy, created_at, deleted_at"
 
     private static func channel(from row: inout RowReader) throws -> BroadcastChannel {

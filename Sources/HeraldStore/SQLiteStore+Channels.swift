@@ -42,6 +42,18 @@ extension SQLiteStore {
         }
     }
 
+    public func channels(environment: APNsEnvironment, limit: Int) async throws(StoreError) -> [BroadcastChannel] {
+        try await read("read the broadcast channels") { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM broadcast_channel WHERE environment = ? AND deleted_at IS NULL ORDER BY bundle_id, created_at, id LIMIT ?
+                    """,
+                arguments: [environment.rawValue, limit]
+            ).map(Self.channel(from:))
+        }
+    }
+
     public func deleteChannel(id: String, at date: Date) async throws(StoreError) -> Bool {
         try await write("delete a broadcast channel") { db in
             try db.execute(

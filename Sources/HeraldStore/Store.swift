@@ -49,6 +49,8 @@ public protocol Store: Sendable {
     func channel(id: String) async throws(StoreError) -> BroadcastChannel?
     /// An app's live channels in one environment, oldest first.
     func channels(bundleID: String, environment: APNsEnvironment) async throws(StoreError) -> [BroadcastChannel]
+    /// Every app's live channels in one environment, by app, oldest first, at most `limit`.
+    func channels(environment: APNsEnvironment, limit: Int) async throws(StoreError) -> [BroadcastChannel]
     /// Marks a live channel deleted at `date`; false when there is no such live channel.
     func deleteChannel(id: String, at date: Date) async throws(StoreError) -> Bool
     /// The channel's latest kept broadcast, expired or not: ``insertNotifications(_:)`` keeps a broadcast with a

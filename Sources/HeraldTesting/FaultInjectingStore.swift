@@ -113,6 +113,9 @@ public final class FaultInjectingStore: Store {
     public func latestBroadcast(channelID: String) async throws(StoreError) -> ChannelBroadcast? {
         try await base.latestBroadcast(channelID: channelID)
     }
+    public func channels(environment: APNsEnvironment, limit: Int) async throws(StoreError) -> [BroadcastChannel] {
+        try await base.channels(environment: environment, limit: limit)
+    }
     public func subscribe(_ subscription: ChannelSubscription) async throws(StoreError) { try await base.subscribe(subscription) }
     public func unsubscribe(deviceID: String, channelID: String) async throws(StoreError) -> Bool {
         try await base.unsubscribe(deviceID: deviceID, channelID: channelID)

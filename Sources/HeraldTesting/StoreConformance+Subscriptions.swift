@@ -49,6 +49,9 @@ extension StoreConformance {
         #expect(try await store.subscriptions(deviceID: "device-1") == [subscription])
         #expect(try await store.subscriberCount(channelID: channel.id) == 2)
         #expect(try await store.subscriberCount(channelID: other.id) == 0)
+        #expect(Set(try await store.channels(environment: .development, limit: 10).map(\.id)) == [channel.id, other.id])
+        #expect(try await store.channels(environment: .development, limit: 1).count == 1)
+        #expect(try await store.channels(environment: .production, limit: 10).isEmpty)
         #expect(try await store.keptBroadcasts(deviceID: "device-1", at: now).isEmpty)
 
         let kept = try #require(try await store.insertNotifications([broadcast(on: channel, at: now, keptFor: 3600)]).first)

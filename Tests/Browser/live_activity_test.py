@@ -8,7 +8,10 @@ NSSupportsLiveActivities. Then, as a provider would, with `herald send --live-ac
 push-to-start token (asking for the activity's own token) shows a Live Activity above the notifications, with its
 title, values and progress; an update to the activity's token redraws the same card in place; a stale date marks it
 outdated; an end with a dismissal date a few seconds ahead keeps it, marked ended, until then, and then it goes.
-Screenshots go to SCREENSHOT_DIR (live-activity-page.png). Exits non-zero on the first failure.
+Then the console's Live Activities page (signed in with DATA_DIR/admin-token) lists the device's push-to-start token
+with its pushes and the channel made with `herald channels create`, and its forms start an activity and broadcast
+on the channel through the provider API. Screenshots go to SCREENSHOT_DIR (live-activity-page.png,
+console-live-activities.png). Exits non-zero on the first failure.
 """
 import json
 import os
@@ -50,7 +53,7 @@ def main():
     os.makedirs(shots, exist_ok=True)
     work = tempfile.mkdtemp(prefix="herald-activity-")
     gateway_data, device_data = os.path.join(work, "gateway"), os.path.join(work, "device")
-    ports = {"provider": free_port(), "device": free_port(), "console": free_port()}
+    ports = {"provider": free_port(), "device": free_port(), "console": free_port(), "channels": free_port()}
     check = Check()
     processes = []
     driver = None
@@ -58,7 +61,7 @@ def main():
     try:
         processes.append(subprocess.Popen(
             [herald, "serve", "--data-dir", gateway_data, "--provider-port", str(ports["provider"]), "--device-port",
-             str(ports["device"]), "--console-port", str(ports["console"]), "--channels-port", "0"],
+             str(ports["device"]), "--console-port", str(ports["console"]), "--channels-port", str(ports["channels"])],
             stdout=open(os.path.join(work, "serve.log"), "w"), stderr=subprocess.STDOUT))
         ca = os.path.join(gateway_data, "tls", "ca.pem")
         for _ in range(100):
@@ -130,6 +133,38 @@ def main():
         WebDriverWait(driver, 15).until(lambda d: not d.find_elements(By.CSS_SELECTOR, "#activities .activity"))
         check(not driver.find_element(By.ID, "activities").is_displayed(), "at its dismissal date it goes, and the section with it")
         lines.wait(lambda line: line.get("event") == "unregistered" and line.get("kind") == "activity")
+
+        # ---- the console's Live Activities page ----
+        channel = run("channels", "create", "--gateway", f"https://localhost:{ports['channels']}", "--ca", ca, "--p8", key, "--key-id",
+                      "KEY1234567", "--team-id", "TEAM123456", "--bundle", DELIVERY, "--storage-policy", "1").stdout.strip()
+        console = f"http://127.0.0.1:{ports['console']}"
+        driver.set_window_size(1280, 900)
+        driver.get(console + "/live-activities")
+        driver.find_element(By.ID, "token").send_keys(open(os.path.join(gateway_data, "admin-token")).read().strip())
+        driver.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
+        wait.until(lambda d: d.current_url.endswith("/live-activities"))
+        row = wait.until(ready.visibility_of_element_located((By.CSS_SELECTOR, "#tokens tbody tr")))
+        check("push-to-start" in row.text and "start" in row.text and "online" in row.text,
+              f"the device's push-to-start token is listed with its start push ({row.text!r})")
+        channel_row = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#channels tbody tr"))
+        check(channel in channel_row.text and DELIVERY in channel_row.text, f"the channel is listed ({channel_row.text!r})")
+
+        # Start an activity from the form (to the push-to-start token), then broadcast on the channel.
+        driver.find_element(By.CSS_SELECTOR, "#tokens tbody tr button").click()
+        driver.find_element(By.CSS_SELECTOR, "#push button[type=submit]").click()
+        wait.until(lambda d: d.find_element(By.ID, "push-answer").text.startswith("200"))
+        started = lines.wait(lambda line: line.get("event") == "activity" and line.get("change") == "started" and line.get("origin") == "push"
+                             and line["state"].get("status") == "On the way")
+        check(started["attributes"] == {"name": "Order #4417"}, "the form's start reached the device, which started the activity")
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#tokens tbody tr")) == 2)
+        rows = [row.text for row in driver.find_elements(By.CSS_SELECTOR, "#tokens tbody tr")]
+        check(any(f"activity {started['activityID']}" in row for row in rows), f"the new activity's token is listed ({rows})")
+        driver.find_element(By.CSS_SELECTOR, "#broadcast button[type=submit]").click()
+        wait.until(lambda d: d.find_element(By.ID, "broadcast-answer").text.startswith("200"))
+        kept = wait.until(lambda d: "until" in d.find_element(By.CSS_SELECTOR, "#channels tbody tr").text and d.find_element(By.CSS_SELECTOR, "#channels tbody tr").text)
+        check("until" in kept, f"the broadcast is accepted and the channel (policy 1) keeps it ({kept!r})")
+        driver.set_window_size(1280, driver.execute_script("return document.body.scrollHeight") + 120)
+        driver.save_screenshot(os.path.join(shots, "console-live-activities.png"))
         print("live activities: all checks passed")
     finally:
         if driver:

@@ -9,6 +9,7 @@ const pages = [
   ["/", "Send"],
   ["/log", "Delivery log"],
   ["/devices", "Devices & apps"],
+  ["/live-activities", "Live Activities"],
   ["/keys", "Keys & tokens"],
   ["/validators", "Validators"],
   ["/dashboard", "Metrics"],
