@@ -165,6 +165,39 @@ def main():
         check("until" in kept, f"the broadcast is accepted and the channel (policy 1) keeps it ({kept!r})")
         driver.set_window_size(1280, driver.execute_script("return document.body.scrollHeight") + 120)
         driver.save_screenshot(os.path.join(shots, "console-live-activities.png"))
+
+        # ---- the console's browser device: an activity on its lock screen ----
+        driver.set_window_size(1100, 760)
+        driver.get(console + "/device")
+        wait.until(lambda d: "Online" in d.find_element(By.ID, "link-state").text)
+        driver.find_element(By.ID, "topic").send_keys(DELIVERY)
+        driver.find_element(By.CSS_SELECTOR, "#add-app button[type=submit]").click()
+        browser_start = WebDriverWait(driver, 15).until(
+            lambda d: d.find_elements(By.CSS_SELECTOR, "#apps [data-push-to-start]")
+            and d.find_element(By.CSS_SELECTOR, "#apps [data-push-to-start]").get_attribute("data-push-to-start"))
+        check(len(browser_start) == 64, "the browser device shows its app's push-to-start token")
+        send("start", browser_start, {"timestamp": now + 1000, "attributes": {"name": "Flight LH 400", "gate": "B42"},
+                                      "content-state": {"progress": 0.4, "status": "Boarding"}, "alert": {"title": "Boarding has begun"},
+                                      "input-push-channel": channel}, "--attributes-type", "FlightAttributes")
+        lock = wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#activities .activity") and d.find_element(By.CSS_SELECTOR, "#activities .activity").text)
+        check("Flight LH 400" in lock and "Boarding" in lock and "B42" in lock,
+              f"a start to its push-to-start token shows the activity on the browser device's lock screen ({lock!r})")
+        path = os.path.join(work, "gate.json")
+        with open(path, "w") as file:
+            json.dump({"aps": {"timestamp": now + 1001, "content-state": {"progress": 0.9, "status": "Final call"}}}, file)
+        # The browser subscribed with input-push-channel; a broadcast reaches it once the subscription is in.
+        admin_token = open(os.path.join(gateway_data, "admin-token")).read().strip()
+        for _ in range(50):
+            subscribers = json.loads(get(f"{console}/v1/live-activities", {"Authorization": "Bearer " + admin_token})[2])
+            if any(c["id"] == channel and c["subscribers"] == 1 for c in subscribers["channels"]):
+                break
+            time.sleep(0.1)
+        run("send", "--gateway", f"https://localhost:{ports['provider']}", "--ca", ca, "--p8", key, "--key-id", "KEY1234567",
+            "--team-id", "TEAM123456", "--topic", DELIVERY, "--channel", channel, "--live-activity", "update",
+            "--expiration", str(int(time.time()) + 600), path)
+        wait.until(lambda d: "Final call" in d.find_element(By.CSS_SELECTOR, "#activities .activity").text)
+        check(len(driver.find_elements(By.CSS_SELECTOR, "#activities .activity")) == 1, "a broadcast on its channel redraws the one activity")
+        driver.save_screenshot(os.path.join(shots, "console-browser-device-live-activity.png"))
         print("live activities: all checks passed")
     finally:
         if driver:

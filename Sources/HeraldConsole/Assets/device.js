@@ -4,6 +4,7 @@
 // registers apps, acknowledges each notification once it is kept, drops duplicates by apns-id, and reports what the
 // person does with a card as a response.
 import { el, timeOf } from "/assets/common.js";
+import { startActivities, activityRequests, activityAnswer, receiveActivityPush } from "/assets/device-activities.js";
 
 const field = (id) => document.getElementById(id);
 const appsKey = "herald.device.apps";
@@ -81,7 +82,9 @@ function showApps() {
   }
   body.replaceChildren(...all.map(([topic, app]) => el("tr", { "data-topic": topic },
     el("td", { text: topic }),
-    el("td", { class: "mono token", text: app.deviceToken || (app.error ? app.error : "registering…") }),
+    el("td", { class: "mono token" },
+      el("div", { text: app.deviceToken || (app.error ? app.error : "registering…") }),
+      app.pushToStartToken ? el("div", { class: "hint", "data-push-to-start": app.pushToStartToken, text: `push-to-start ${app.pushToStartToken}` }) : undefined),
     el("td", {}, el("div", { class: "row" },
       app.deviceToken ? el("button", { type: "button", class: "quiet", text: "Copy", onclick: () => navigator.clipboard.writeText(app.deviceToken) }) : undefined,
       el("button", { type: "button", class: "quiet", text: "Remove", onclick: () => removeApp(topic) }))))));
@@ -128,19 +131,32 @@ async function receive(message) {
       retry = 1000;
       setState("Online", "good");
       field("device-id").textContent = `device ${message.deviceID}`;
-      for (const topic of Object.keys(apps())) send({ type: "register", topic });
+      // Every app, then its push-to-start token (a browser app has Live Activities), then what its activities owe.
+      for (const topic of Object.keys(apps())) {
+        send({ type: "register", topic });
+        send({ type: "register", topic, kind: "pushToStart" });
+      }
+      for (const request of activityRequests()) send(request);
       break;
     case "registered":
-      saveApp(message.topic, { deviceToken: message.deviceToken, error: undefined });
+      if (message.kind === "pushToStart") saveApp(message.topic, { pushToStartToken: message.deviceToken });
+      else if (message.kind === "activity") activityAnswer(message);
+      else saveApp(message.topic, { deviceToken: message.deviceToken, error: undefined });
       break;
     case "unregistered":
-      forgetApp(message.topic);
+      if (!message.kind || message.kind === "app") forgetApp(message.topic);
       break;
     case "error":
-      if (message.topic) saveApp(message.topic, { error: `${message.reason}: ${message.message}` });
+      if (message.topic && !message.kind && !message.channelID) saveApp(message.topic, { error: `${message.reason}: ${message.message}` });
       break;
     case "notification":
-      await deliver(message);
+      if (message.pushType === "liveactivity") {
+        const tokens = Object.fromEntries(Object.entries(apps()).map(([topic, app]) => [topic, app.pushToStartToken]));
+        receiveActivityPush(message, tokens);
+        send({ type: "ack", uniqueID: message.uniqueID });
+      } else {
+        await deliver(message);
+      }
       break;
   }
 }
@@ -258,6 +274,7 @@ field("add-app").addEventListener("submit", (event) => {
   if (!topic) return;
   saveApp(topic, {});
   send({ type: "register", topic });
+  send({ type: "register", topic, kind: "pushToStart" });
   field("topic").value = "";
 });
 
@@ -282,5 +299,6 @@ field("categories").addEventListener("input", () => {
 
 showApps();
 showSystemState();
+startActivities(send);
 for (const card of (await readAll("cards")).sort((a, b) => a.receivedAt - b.receivedAt)) show(card);
 connect();
