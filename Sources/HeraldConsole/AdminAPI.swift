@@ -90,10 +90,12 @@ struct AdminAPI: Sendable {
         var list: [JSONValue] = []
         for device in try await store.linkedDevices() {
             let apps = try await store.devices(owner: device.id).map { record -> JSONValue in
-                .object([
-                    "topic": .string(record.topic), "deviceToken": .string(record.token.hex),
+                var fields: [String: JSONValue] = [
+                    "topic": .string(record.topic), "deviceToken": .string(record.token.hex), "kind": .string(record.kind.rawValue),
                     "environment": .string(record.environment.rawValue), "registered": .string(DeliveryTimeline.timestamp(record.createdAt)),
-                ])
+                ]
+                if let activityID = record.activityID { fields["activityID"] = .string(activityID) }
+                return .object(fields)
             }
             list.append(
                 .object([

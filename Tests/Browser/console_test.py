@@ -129,8 +129,8 @@ def main():
         wait.until(ready.text_to_be_present_in_element((By.ID, "link-state"), "Online"))
         find(By.ID, "topic").send_keys(TOPIC)
         find(By.CSS_SELECTOR, "#add-app button").click()
-        wait.until(lambda d: len(d.find_element(By.CSS_SELECTOR, "#apps td.token").text) == 64)
-        device_token = find(By.CSS_SELECTOR, "#apps td.token").text
+        wait.until(lambda d: len(d.find_element(By.CSS_SELECTOR, "#apps td.token > div:first-child").text) == 64)
+        device_token = find(By.CSS_SELECTOR, "#apps td.token > div:first-child").text
         check(True, f"the browser device got a token for {TOPIC}")
         devices = json.loads(request("GET", base + "/v1/devices", token=admin)[2])["devices"]
         check(any(d["browser"] and d["online"] and d["apps"][0]["deviceToken"] == device_token for d in devices if d["apps"]),

@@ -32,7 +32,7 @@ function appList(device) {
   const apps = device.apps || [];
   if (apps.length === 0) return el("span", { class: "empty", text: "no app registered" });
   return el("ul", { class: "tokens" }, ...apps.map((app) => el("li", {},
-    el("span", { class: "topic", text: app.topic }),
+    el("span", { class: "topic", text: app.kind && app.kind !== "app" ? `${app.topic} · ${app.kind === "activity" ? "activity " + app.activityID : "push-to-start"}` : app.topic }),
     el("code", { title: app.deviceToken, text: app.deviceToken }),
     el("button", {
       type: "button", class: "quiet danger", text: "Unregister",

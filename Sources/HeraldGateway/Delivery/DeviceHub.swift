@@ -5,8 +5,8 @@ import Synchronization
 /// The devices online on this gateway, one link each, and the hand-off of committed notifications to them.
 public final class DeviceHub: Sendable {
     private let links = Mutex<[String: DeviceLink]>([:])
-    /// The devices linked here that take each channel's broadcasts, by channel id.
-    private let subscribers = Mutex<[String: Set<String>]>([:])
+    /// The devices linked here that take each channel's broadcasts.
+    private let subscribers = Mutex(ChannelIndex())
     /// Tokens whose device asked to unregister them over its link and had its answer: not told again.
     private let answeredRetirements = Mutex<Set<DeviceToken>>([])
     /// Where devices coming and going are noted for the rest of a cluster.
@@ -19,8 +19,8 @@ public final class DeviceHub: Sendable {
     /// Makes `link` the device's link, taking the broadcasts of `channels`; returns the one it replaces (a device holds
     /// one link at a time).
     func attach(_ link: DeviceLink, channels: Set<String> = []) -> DeviceLink? {
-        subscribers.withLock { subscribers in
-            for channel in channels { subscribers[channel, default: []].insert(link.deviceID) }
+        subscribers.withLock { index in
+            for channel in channels { index.add(link.deviceID, to: channel) }
         }
         return links.withLock { links in
             defer { links[link.deviceID] = link }
@@ -38,24 +38,16 @@ public final class DeviceHub: Sendable {
             return true
         }
         guard detached else { return }
-        subscribers.withLock { subscribers in
-            for (channel, devices) in subscribers where devices.contains(link.deviceID) {
-                subscribers[channel]?.remove(link.deviceID)
-                if subscribers[channel]?.isEmpty == true { subscribers[channel] = nil }
-            }
-        }
+        subscribers.withLock { $0.removeDevice(link.deviceID) }
     }
 
     /// The device takes the channel's broadcasts from now on.
     func subscribed(deviceID: String, channelID: String) {
-        subscribers.withLock { _ = $0[channelID, default: []].insert(deviceID) }
+        subscribers.withLock { $0.add(deviceID, to: channelID) }
     }
 
     func unsubscribed(deviceID: String, channelID: String) {
-        subscribers.withLock { subscribers in
-            subscribers[channelID]?.remove(deviceID)
-            if subscribers[channelID]?.isEmpty == true { subscribers[channelID] = nil }
-        }
+        subscribers.withLock { $0.remove(deviceID, from: channelID) }
     }
 
     /// The device's link, when it is linked here.
@@ -93,7 +85,7 @@ public final class DeviceHub: Sendable {
     /// Offers a broadcast to the link of every device here subscribed to its channel.
     private func fanOut(_ broadcast: StoredNotification) {
         guard let channelID = broadcast.channelID else { return }
-        let devices = subscribers.withLock { $0[channelID] ?? [] }
+        let devices = subscribers.withLock { $0.devices(of: channelID) }
         guard !devices.isEmpty else { return }
         let targets = links.withLock { links in devices.compactMap { links[$0] } }
         for link in targets { link.offerBroadcast(broadcast) }
@@ -125,5 +117,30 @@ extension DeviceHub {
     public func onlineDeviceIDs(everywhereIn store: any Store) async throws(StoreError) -> Set<String> {
         guard let cluster = store as? any ClusterStore else { return onlineDeviceIDs }
         return try await onlineDeviceIDs.union(cluster.deviceLinks().map(\.deviceID))
+    }
+}
+
+/// Which devices take which channels' broadcasts, both ways: a broadcast finds its devices, a device leaving finds its
+/// channels, each without a scan.
+struct ChannelIndex {
+    private var devicesByChannel: [String: Set<String>] = [:]
+    private var channelsByDevice: [String: Set<String>] = [:]
+
+    func devices(of channel: String) -> Set<String> { devicesByChannel[channel] ?? [] }
+
+    mutating func add(_ device: String, to channel: String) {
+        devicesByChannel[channel, default: []].insert(device)
+        channelsByDevice[device, default: []].insert(channel)
+    }
+
+    mutating func remove(_ device: String, from channel: String) {
+        devicesByChannel[channel]?.remove(device)
+        if devicesByChannel[channel]?.isEmpty == true { devicesByChannel[channel] = nil }
+        channelsByDevice[device]?.remove(channel)
+        if channelsByDevice[device]?.isEmpty == true { channelsByDevice[device] = nil }
+    }
+
+    mutating func removeDevice(_ device: String) {
+        for channel in channelsByDevice[device] ?? [] { remove(device, from: channel) }
     }
 }
