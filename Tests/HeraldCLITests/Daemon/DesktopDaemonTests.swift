@@ -68,11 +68,21 @@ import Testing
         #expect(second.replacesID == first.id && second.summary == "Order A-17" && second.body.contains("on the way"), "\(second)")
         #expect(second.hints["value"] == .int32(75) && second.hints["suppress-sound"] == .boolean(true))
 
+        // A restarted daemon draws the activity again in the same bubble, not in a new one.
+        fixture.daemon.terminate()
+        _ = await fixture.daemon.exitStatus()
+        let restarted = try HeraldProcess.start(fixture.daemonArguments, environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+        defer { restarted.terminate() }
+        let redrawn = try await server.waitForNotification(3)
+        #expect(redrawn.replacesID == first.id && redrawn.body.contains("on the way"), "\(redrawn) \(restarted.errorOutput)")
+
         let end = #""event":"end","timestamp":\#(now + 2),"content-state":{"progress":1,"status":"delivered"},"dismissal-date":\#(now - 1)"#
         #expect(try await DaemonLiveActivityTests.push(fixture, end, to: token).status == 200)
         _ = try await server.waitForEvent { if case .close(let id) = $0 { id == first.id } else { false } }
-        #expect(server.notifications.count == 3)  // start, update, end: one bubble, replaced
+        #expect(server.notifications.count == 4)  // start, update, redrawn after the restart, end: one bubble, replaced
         #expect(server.notifications.allSatisfy { $0.replacesID == 0 || $0.replacesID == first.id })
+        restarted.terminate()
+        _ = await restarted.exitStatus()
         try await fixture.stop()
     }
 

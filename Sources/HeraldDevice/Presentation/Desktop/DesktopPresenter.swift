@@ -25,6 +25,8 @@ package actor DesktopPresenter: Presenter {
         var address: String
         var server: String
         var bubbles: DesktopBubbles
+        /// The Live Activities' bubbles, by activity id (absent from files written before them).
+        var activityBubbles: [String: UInt32]?
     }
 
     /// A live connection to a notification server.
@@ -153,6 +155,7 @@ package actor DesktopPresenter: Presenter {
                 destination: Self.name, path: Self.path, interface: Self.name, member: "Notify", bubble.arguments, timeout: .seconds(5))
             guard let id = reply.first?.integer.flatMap(UInt32.init(exactly:)) else { throw DBusError.malformed("Notify answered \(reply)") }
             activityBubbles[activity.id] = id
+            scheduleSave()
         } catch {
             if Self.meansGone(error) { lose(link, because: "Notify failed: \(error)") }
             await fallback?.showActivity(activity)
@@ -161,6 +164,7 @@ package actor DesktopPresenter: Presenter {
 
     package func removeActivity(id: String) async {
         guard let bubble = activityBubbles.removeValue(forKey: id), let link else { return }
+        scheduleSave()
         _ = try? await link.connection.call(
             destination: Self.name, path: Self.path, interface: Self.name, member: "CloseNotification", [.uint32(bubble)])
     }
@@ -199,6 +203,7 @@ package actor DesktopPresenter: Presenter {
             guard signal.body.first?.string == Self.name else { return }
             self.link?.server = signal.body.count == 3 ? signal.body[2].string ?? "" : ""
             bubbles = DesktopBubbles()
+            activityBubbles = [:]
             scheduleSave()
             return
         }
@@ -319,6 +324,8 @@ package actor DesktopPresenter: Presenter {
         lastFailure = nil
         if let saved, saved.address == link.connection.address, saved.server == link.server {
             bubbles.adopt(saved.bubbles)
+            // A restarted daemon redraws its activities in the bubbles the server still shows, not in new ones.
+            activityBubbles.merge(saved.activityBubbles ?? [:]) { current, _ in current }
         }
         saved = nil
         scheduleSave()
@@ -330,6 +337,7 @@ package actor DesktopPresenter: Presenter {
         link = nil
         // The bubbles went with the bus; a later bus may hand out the same names and ids.
         bubbles = DesktopBubbles()
+        activityBubbles = [:]
         if let stateFile { try? FileManager.default.removeItem(at: stateFile) }
         lastFailure = .now
         failureReported = true
@@ -349,7 +357,7 @@ package actor DesktopPresenter: Presenter {
     private func saveNow() {
         saveScheduled = false
         guard let stateFile, let link else { return }
-        let state = SavedState(address: link.connection.address, server: link.server, bubbles: bubbles)
+        let state = SavedState(address: link.connection.address, server: link.server, bubbles: bubbles, activityBubbles: activityBubbles)
         guard let data = try? JSONEncoder().encode(state) else { return }
         try? data.write(to: stateFile, options: .atomic)
     }
