@@ -1,4 +1,4 @@
-package import Foundation
+import Foundation
 import GRDB
 package import HeraldWire
 import UserNotifications
@@ -22,7 +22,7 @@ package struct ActivityChange: Sendable, Hashable {
 /// Every method runs in one transaction of the activity store, so a push is applied whole or not at all before the
 /// daemon acknowledges it.
 package final class ActivityCenter: Sendable {
-    private let store: ActivityStore
+    let store: ActivityStore
 
     init(store: ActivityStore) {
         self.store = store
@@ -135,59 +135,6 @@ package final class ActivityCenter: Sendable {
         return .changed(changes)
     }
 
-    /// `Activity.request` by the app: the new activity, or ActivityKit's refusal.
-    func request(_ request: ActivityRequestRecord, bundleID: String, now: Date) throws -> ActivityChange {
-        guard request.attributes.count + request.state.count <= ActivityLimits.dataSize else {
-            throw ActivityRefusal(
-                "attributesTooLarge",
-                "attributes and state are \(request.attributes.count + request.state.count) bytes; the most is \(ActivityLimits.dataSize)")
-        }
-        return try store.write { db in
-            let live = try ActivityStore.activities(db, where: "bundle_id = ? AND phase = 'active'", [bundleID])
-            guard live.count < ActivityLimits.perApp else {
-                throw ActivityRefusal("targetMaximumExceeded", "\(bundleID) has \(live.count) active Live Activities, the most an app may have")
-            }
-            let activity = LiveActivity(
-                id: UUID().uuidString, bundleID: bundleID, attributesType: request.attributesType, attributes: request.attributes,
-                state: request.state, staleDate: request.staleDate, relevanceScore: request.relevanceScore, origin: .app,
-                wantsToken: request.wantsToken, channelID: request.channelID, createdAt: now)
-            try ActivityStore.save(activity, db)
-            return ActivityChange(kind: .started, activity: activity)
-        }
-    }
-
-    /// `update` or `end` by the app, on one of its own activities.
-    func change(_ change: ActivityChangeRecord, bundleID: String, now: Date) throws -> [ActivityChange] {
-        try store.write { db in
-            guard var activity = try ActivityStore.activities(db, where: "id = ? AND bundle_id = ?", [change.id, bundleID]).first else {
-                throw ActivityRefusal("malformedActivityIdentifier", "\(bundleID) has no Live Activity \(change.id)")
-            }
-            guard activity.phase == .active || (change.ends && activity.phase == .ended) else { return [] }
-            if let state = change.state { activity.state = state }
-            activity.staleDate = change.staleDate
-            if let score = change.relevanceScore { activity.relevanceScore = score }
-            activity.staleReported = activity.staleReported && activity.isStale(at: now)
-            let alert: JSONValue? = change.alertTitle.map { title in
-                .object(["title": .string(title), "body": .string(change.alertBody ?? "")])
-            }
-            guard change.ends else {
-                try ActivityStore.save(activity, db)
-                return [ActivityChange(kind: .updated, activity: activity, alert: alert)]
-            }
-            activity.phase = .ended
-            activity.endedAt = activity.endedAt ?? now
-            let latest = now.addingTimeInterval(ActivityLimits.shownAfterEnd)
-            activity.dismissAt = change.dismissImmediately ? now : min(change.dismissalDate ?? latest, latest)
-            var changes = [ActivityChange(kind: .ended, activity: activity, alert: alert)]
-            if let dismissAt = activity.dismissAt, dismissAt <= now {
-                activity.phase = .dismissed
-                changes.append(ActivityChange(kind: .dismissed, activity: activity))
-            }
-            try ActivityStore.save(activity, db)
-            return changes
-        }
-    }
-
     /// What time did by `now`: stale dates passed, activities ended after 8 hours, ended ones dismissed.
     func tick(now: Date) throws -> [ActivityChange] {
         try store.write { db in
@@ -209,63 +156,6 @@ package final class ActivityCenter: Sendable {
                 if changes.last?.activity.id == activity.id { try ActivityStore.save(activity, db) }
             }
             return changes
-        }
-    }
-
-    /// What the gateway must hear from this device for its activities: the push-to-start token of every app in
-    /// `liveActivityApps`, a token for each activity that wants one and has none, a subscription for each channel an
-    /// activity takes, and the retirement of what dismissed activities no longer need. Asking twice is harmless: the
-    /// gateway answers a registration or subscription it has with the same token or `subscribed`.
-    func linkRequests(liveActivityApps: [String]) throws -> [DeviceLinkMessage] {
-        try store.read { db in
-            var requests: [DeviceLinkMessage] = liveActivityApps.map { .register(topic: $0, kind: .pushToStart) }
-            let activities = try ActivityStore.activities(db)
-            var wanted: [String: String] = [:]
-            for activity in activities {
-                if activity.phase != .dismissed {
-                    if activity.wantsToken { requests.append(.register(topic: activity.bundleID, kind: .activity, activityID: activity.id)) }
-                    if let channel = activity.channelID { wanted[channel] = activity.bundleID }
-                } else if activity.pushToken != nil, !activity.tokenRetired {
-                    requests.append(.unregister(topic: activity.bundleID, kind: .activity, activityID: activity.id))
-                }
-            }
-            let subscribed = try ActivityStore.subscribedChannels(db)
-            for (channel, bundleID) in wanted.sorted(by: { $0.key < $1.key }) {
-                requests.append(.subscribe(topic: bundleID, channelID: channel))
-            }
-            for (channel, bundleID) in subscribed.sorted(by: { $0.key < $1.key }) where wanted[channel] == nil {
-                requests.append(.unsubscribe(topic: bundleID, channelID: channel))
-            }
-            return requests
-        }
-    }
-
-    /// Records the gateway's answer about a Live Activity token or channel; returns the activity whose token changed.
-    @discardableResult
-    func linkAnswer(_ message: DeviceLinkMessage) throws -> LiveActivity? {
-        try store.write { db in
-            switch message {
-            case .registered(let topic, let token, .pushToStart, _):
-                try ActivityStore.setPushToStartToken(token, of: topic, db)
-            case .unregistered(let topic, let token, .pushToStart, _):
-                if try ActivityStore.pushToStartToken(of: topic, db) == token { try ActivityStore.setPushToStartToken(nil, of: topic, db) }
-            case .registered(_, let token, .activity, let id?):
-                guard var activity = try ActivityStore.activities(db, where: "id = ?", [id]).first else { return nil }
-                activity.pushToken = token
-                try ActivityStore.save(activity, db)
-                return activity
-            case .unregistered(_, let token, .activity, let id?):
-                guard var activity = try ActivityStore.activities(db, where: "id = ? AND push_token = ?", [id, token]).first else { return nil }
-                activity.tokenRetired = true
-                try ActivityStore.save(activity, db)
-            case .subscribed(let topic, let channel):
-                try ActivityStore.setSubscribed(channel, bundleID: topic, db)
-            case .unsubscribed(_, let channel):
-                try ActivityStore.setSubscribed(channel, bundleID: nil, db)
-            default:
-                break
-            }
-            return nil
         }
     }
 
