@@ -82,7 +82,7 @@ struct AdminAPI: Sendable {
         guard let notification = try await store.notification(id: uuid) else {
             return Self.error(.notFound, "NotFound", "no notification with this apns-id or apns-unique-id")
         }
-        return Self.json(.ok, DeliveryTimeline.timeline(of: notification))
+        return Self.json(.ok, try await DeliveryLog.timeline(of: notification, store: store))
     }
 
     private func devices() async throws -> Response {

@@ -99,7 +99,21 @@ struct DeliveryLog: Sendable {
             page.removeLast(page.count - request.limit)
             if let last = page.last?.id { fields["next"] = .integer(last) }
         }
-        fields["notifications"] = .array(page.map(DeliveryTimeline.timeline(of:)))
+        var notifications: [JSONValue] = []
+        for notification in page { notifications.append(try await Self.timeline(of: notification, store: store)) }
+        fields["notifications"] = .array(notifications)
         return AdminAPI.json(.ok, .object(fields))
+    }
+
+    /// The notification's timeline; a broadcast's with its fan-out: `{"subscribers": N, "acknowledged": M}` (devices
+    /// subscribed to its channel now, and those that acknowledged it or a later broadcast).
+    static func timeline(of notification: StoredNotification, store: any Store) async throws -> JSONValue {
+        let timeline = DeliveryTimeline.timeline(of: notification)
+        guard let channelID = notification.channelID, let id = notification.id, case .object(var fields) = timeline else { return timeline }
+        fields["fanOut"] = .object([
+            "subscribers": .integer(Int64(try await store.subscriberCount(channelID: channelID))),
+            "acknowledged": .integer(Int64(try await store.broadcastAcknowledgements(channelID: channelID, notificationID: id))),
+        ])
+        return .object(fields)
     }
 }

@@ -41,6 +41,14 @@ extension PostgresStore {
             ) { row in try row.next(Int64.self) }.first ?? 0)
     }
 
+    public func broadcastAcknowledgements(channelID: String, notificationID: Int64) async throws(StoreError) -> Int {
+        Int(
+            try await rows(
+                "count a broadcast's acknowledgements", "SELECT count(*) FROM channel_subscription WHERE channel_id = $1 AND delivered_id >= $2",
+                PostgresBindings(channelID, notificationID)
+            ) { row in try row.next(Int64.self) }.first ?? 0)
+    }
+
     public func keptBroadcasts(deviceID: String, at date: Date) async throws(StoreError) -> [StoredNotification] {
         let columns = Self.notificationColumns.split(separator: ",").map { "n." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }
         return try await rows(

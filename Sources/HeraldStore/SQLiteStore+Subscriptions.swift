@@ -40,6 +40,14 @@ extension SQLiteStore {
         }
     }
 
+    public func broadcastAcknowledgements(channelID: String, notificationID: Int64) async throws(StoreError) -> Int {
+        try await read("count a broadcast's acknowledgements") { db in
+            try Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM channel_subscription WHERE channel_id = ? AND delivered_id >= ?",
+                arguments: [channelID, notificationID]) ?? 0
+        }
+    }
+
     public func keptBroadcasts(deviceID: String, at date: Date) async throws(StoreError) -> [StoredNotification] {
         try await read("read a device's kept broadcasts") { db in
             try Row.fetchAll(

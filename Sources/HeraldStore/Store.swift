@@ -65,6 +65,8 @@ public protocol Store: Sendable {
     func subscriptions(deviceID: String) async throws(StoreError) -> [ChannelSubscription]
     /// How many devices take the channel's broadcasts.
     func subscriberCount(channelID: String) async throws(StoreError) -> Int
+    /// How many of the channel's subscribers acknowledged the broadcast `notificationID` or a later one.
+    func broadcastAcknowledgements(channelID: String, notificationID: Int64) async throws(StoreError) -> Int
     /// The kept broadcasts (``latestBroadcast(channelID:)``) of the device's live subscribed channels that have not
     /// expired at `date` and that the device has not acknowledged, as rows, oldest first.
     func keptBroadcasts(deviceID: String, at date: Date) async throws(StoreError) -> [StoredNotification]

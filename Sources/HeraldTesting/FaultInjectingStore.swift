@@ -124,6 +124,9 @@ public final class FaultInjectingStore: Store {
         try await base.subscriptions(deviceID: deviceID)
     }
     public func subscriberCount(channelID: String) async throws(StoreError) -> Int { try await base.subscriberCount(channelID: channelID) }
+    public func broadcastAcknowledgements(channelID: String, notificationID: Int64) async throws(StoreError) -> Int {
+        try await base.broadcastAcknowledgements(channelID: channelID, notificationID: notificationID)
+    }
     public func keptBroadcasts(deviceID: String, at date: Date) async throws(StoreError) -> [StoredNotification] {
         try await base.keptBroadcasts(deviceID: deviceID, at: date)
     }

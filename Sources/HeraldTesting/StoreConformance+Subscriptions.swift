@@ -65,6 +65,7 @@ extension StoreConformance {
         ])
         #expect(try await store.keptBroadcasts(deviceID: "device-1", at: now).isEmpty)
         #expect(try await store.keptBroadcasts(deviceID: "device-2", at: now).map(\.id) == [kept.id])
+        #expect(try await store.broadcastAcknowledgements(channelID: channel.id, notificationID: try #require(kept.id)) == 1)
         try await store.subscribe(subscription)  // subscribing again keeps the mark
         #expect(try await store.keptBroadcasts(deviceID: "device-1", at: now).isEmpty)
         let newer = try #require(try await store.insertNotifications([broadcast(on: channel, at: now, keptFor: 60)]).first)

@@ -56,6 +56,11 @@ import Testing
         #expect(logged["channelID"] == .string(channel.id), "\(logged)")
         guard case .array(let timeline)? = logged["timeline"] else { throw TestFailure("no timeline: \(logged)") }
         #expect(timeline.contains { $0["reason"] == .string("broadcast") }, "\(logged)")
+        // Its fan-out: the five subscribers acknowledged it (marked without waiting for the disk, a beat later).
+        try await waitUntil {
+            try await AdminClient(gateway: gateway).get("/v1/notifications/\(APNsID.format(uniqueID))").body["fanOut"]
+                == .object(["subscribers": .integer(5), "acknowledged": .integer(5)])
+        }
 
         // Unsubscribed, a device gets no more.
         subscribers[0].send(.unsubscribe(topic: TestGateway.topic, channelID: channel.id))

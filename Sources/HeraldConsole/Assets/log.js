@@ -96,8 +96,10 @@ function timelineRow(item) {
     el("span", { class: "badge", text: step.event }),
     el("span", { text: step.detail || step.reason || "" })));
   const policy = item.storagePolicy && (item.storagePolicy.kind === "all" ? `all (cap ${item.storagePolicy.cap})` : "latest");
+  const fanOut = item.fanOut && `${item.fanOut.acknowledged} of ${item.fanOut.subscribers} subscribed devices acknowledged it (or a later broadcast)`;
   const facts = [
-    ["apns-unique-id", item.uniqueID], ["Device token", item.deviceToken], ["Device", item.deviceID], ["Bundle id", item.bundleID],
+    ["apns-unique-id", item.uniqueID], ["Channel", item.channelID], ["Fan-out", fanOut],
+    ["Device token", item.deviceToken], ["Device", item.deviceID], ["Bundle id", item.bundleID],
     ["Priority", item.priority], ["Collapse id", item.collapseID], ["apns-expiration", item.expiration], ["Kept under", policy],
   ].filter(([, value]) => value !== undefined && value !== null && value !== "");
   const list = facts.flatMap(([name, value]) => [el("dt", { text: name }), el("dd", { class: "mono", text: String(value) })]);
