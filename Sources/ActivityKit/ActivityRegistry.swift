@@ -54,13 +54,11 @@ final class ActivityRegistry: Sendable {
 
     /// The activities of one type not yet dismissed, oldest first.
     func activities(ofType type: String) -> [ActivityRecord] {
-        guard let snapshot = try? snapshot(ofType: type) else { return [] }
+        guard (try? snapshot(ofType: type)) != nil else { return [] }
         return state.withLock { state in
-            snapshot.activities.map(\.id).compactMap { state.records[$0] }
-                + state.records.values.filter { record in
-                    record.attributesType == type && !snapshot.activities.contains { $0.id == record.id }
-                }.sorted { $0.id < $1.id }
-        }.filter { $0.phase != "dismissed" }
+            state.records.values.filter { $0.attributesType == type && $0.phase != "dismissed" }
+                .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+        }
     }
 
     func record(_ id: String) -> ActivityRecord? {

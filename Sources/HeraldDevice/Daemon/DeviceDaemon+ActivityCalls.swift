@@ -100,6 +100,6 @@ extension LiveActivity {
     func record(at now: Date) -> ActivityRecord {
         ActivityRecord(
             id: id, attributesType: attributesType, attributes: attributes, state: state, staleDate: staleDate, relevanceScore: relevanceScore,
-            phase: phase.rawValue, isStale: isStale(at: now), pushToken: pushToken)
+            phase: phase.rawValue, isStale: isStale(at: now), pushToken: pushToken, createdAt: createdAt)
     }
 }

@@ -16,10 +16,12 @@ package struct ActivityRecord: Codable, Sendable, Hashable {
     package var isStale: Bool
     /// The activity's push token (hex), once the gateway gave it.
     package var pushToken: String?
+    /// When it started: the order `activities` lists them in.
+    package var createdAt: Date
 
     package init(
         id: String, attributesType: String, attributes: Data, state: Data, staleDate: Date?, relevanceScore: Double?, phase: String,
-        isStale: Bool, pushToken: String?
+        isStale: Bool, pushToken: String?, createdAt: Date
     ) {
         self.id = id
         self.attributesType = attributesType
@@ -30,6 +32,7 @@ package struct ActivityRecord: Codable, Sendable, Hashable {
         self.phase = phase
         self.isStale = isStale
         self.pushToken = pushToken
+        self.createdAt = createdAt
     }
 }
 
