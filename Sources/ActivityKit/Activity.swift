@@ -61,7 +61,7 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, Senda
 
     public var contentUpdates: ContentUpdates {
         let id = self.id
-        return ActivityEvents { update in
+        return ActivityEvents(seen: content, isSame: ==) { update in
             guard case .activity(let record, _) = update, record.id == id else { return nil }
             return Self.content(of: record)
         }
@@ -69,7 +69,7 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, Senda
 
     public var activityStateUpdates: ActivityStateUpdates {
         let id = self.id
-        return ActivityEvents { update in
+        return ActivityEvents(seen: activityState, isSame: ==) { update in
             guard case .activity(let record, _) = update, record.id == id else { return nil }
             return Self.state(of: record)
         }
@@ -78,7 +78,7 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, Senda
     /// The token when it comes, and each new one; the current one first when there is one.
     public var pushTokenUpdates: PushTokenUpdates {
         let id = self.id
-        return ActivityEvents(first: pushToken) { update in
+        return ActivityEvents(first: pushToken, isSame: ==) { update in
             guard case .activity(let record, _) = update, record.id == id else { return nil }
             return record.pushToken.flatMap(Data.init(hex:))
         }
@@ -107,7 +107,7 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, Senda
     }
 
     public static var pushToStartTokenUpdates: PushToStartTokenUpdates {
-        ActivityEvents(first: pushToStartToken) { update in
+        ActivityEvents(first: pushToStartToken, isSame: ==) { update in
             guard case .pushToStartToken(let token) = update else { return nil }
             return Data(hex: token)
         }

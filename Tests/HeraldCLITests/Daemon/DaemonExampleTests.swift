@@ -185,6 +185,9 @@ import Testing
         #expect(ended.status == 0, "\(ended.output)\(ended.error)")
         #expect(await app.waitForOutput(containing: "Order #4417 is ended"), "\(app.output)")
         #expect(await app.waitForOutput(containing: "Order #4417 is dismissed"), "\(app.output)")
+        // Each sequence says a change once: no state line for a content change, no content line for a state change.
+        let lines = app.output.split(separator: "\n")
+        #expect(!lines.contains("Order #4417 is active") && lines.count { $0.hasPrefix("Order #4417: Delivered") } == 1, "\(app.output)")
         #expect(await daemon.waitForEvent("unsubscribed") { $0["channelID"]?.stringValue == channel } != nil)
         app.terminate()
         daemon.terminate()
