@@ -16,10 +16,8 @@ enum DaemonLine {
     /// - Throws: ``ActivityAuthorizationError/unsupported`` when no daemon answers; the daemon's refusal as its
     ///   `ActivityAuthorizationError`.
     static func call(_ call: DaemonCall, path: String) throws(ActivityAuthorizationError) -> DaemonResult {
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw .unsupported }
+        guard let descriptor = DaemonSocket.connectedSocket(to: path) else { throw .unsupported }
         defer { close(descriptor) }
-        guard connect(descriptor, to: path) else { throw .unsupported }
         guard let line = try? DaemonMessage.call(id: 1, call: call).encodedLine(), write(line, to: descriptor),
             let reply = readLine(from: descriptor), let message = try? DaemonMessage.decode(reply)
         else { throw .persistenceFailure }
@@ -27,22 +25,6 @@ enum DaemonLine {
         case .result(_, let result): return result
         case .failure(_, _, _, _, let activity): throw ActivityAuthorizationError(name: activity ?? "")
         default: throw .persistenceFailure
-        }
-    }
-
-    private static func connect(_ descriptor: Int32, to path: String) -> Bool {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
-        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-            buffer.copyBytes(from: bytes)
-            buffer[bytes.count] = 0
-        }
-        return withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
-            }
         }
     }
 

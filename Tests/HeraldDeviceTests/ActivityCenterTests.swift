@@ -2,6 +2,7 @@ import Foundation
 import HeraldTesting
 import HeraldWire
 import Testing
+import UserNotifications
 
 @testable import HeraldDevice
 
@@ -135,5 +136,46 @@ import Testing
         #expect(
             try push(#""event":"update","timestamp":9,"content-state":{"n":2}"#, to: tokens[0], at: start)
                 == .dropped("activity \(first.id) has ended"))
+    }
+
+    /// `Activity.request` is refused with ActivityKit's errors past iOS's limits.
+    @Test func anAppsRequestPastTheLimitsIsRefused() throws {
+        func request(_ state: Data = Data(#"{"n":0}"#.utf8)) throws -> ActivityChange {
+            try center.request(
+                ActivityRequestRecord(
+                    attributesType: "T", attributes: Data("{}".utf8), state: state, staleDate: nil, relevanceScore: nil, wantsToken: false,
+                    channelID: nil), bundleID: Self.app, now: start)
+        }
+        let big = Data(#"{"text":""#.utf8) + Data(repeating: UInt8(ascii: "x"), count: 4100) + Data(#""}"#.utf8)
+        do {
+            _ = try request(big)
+            Issue.record("4 KB of data was taken")
+        } catch let refusal as ActivityRefusal {
+            #expect(refusal.reason == "attributesTooLarge")
+        }
+        for _ in 0..<ActivityLimits.perApp { _ = try request() }
+        do {
+            _ = try request()
+            Issue.record("a sixth activity was started")
+        } catch let refusal as ActivityRefusal {
+            #expect(refusal.reason == "targetMaximumExceeded")
+        }
+    }
+
+    /// A dismissed activity is forgotten once the gateway retired its token, and no longer asked about.
+    @Test func aDismissedActivityIsForgottenOnceItsTokenIsRetired() throws {
+        let activity = try started(try push(startPush(extra: #","input-push-token":1"#), at: start))
+        let token = "ab" + String(repeating: "1", count: 62)
+        try center.linkAnswer(.registered(topic: Self.app, deviceToken: token, kind: .activity, activityID: activity.id))
+        guard case .changed = try push(#""event":"end","timestamp":5,"dismissal-date":1"#, to: token, at: start) else {
+            throw ActivityPayloadError("not ended")
+        }
+        let owed = DeviceLinkMessage.unregister(topic: Self.app, kind: .activity, activityID: activity.id)
+        _ = try center.tick(now: start)
+        #expect(try center.linkRequests(liveActivityApps: []).contains(owed))  // kept while the retirement is owed
+        try center.linkAnswer(.unregistered(topic: Self.app, deviceToken: token, kind: .activity, activityID: activity.id))
+        _ = try center.tick(now: start)
+        #expect(try center.linkRequests(liveActivityApps: []).isEmpty)
+        #expect(try center.store.read { db in try ActivityStore.activities(db) }.isEmpty)
     }
 }

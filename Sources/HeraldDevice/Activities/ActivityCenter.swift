@@ -135,7 +135,8 @@ package final class ActivityCenter: Sendable {
         return .changed(changes)
     }
 
-    /// What time did by `now`: stale dates passed, activities ended after 8 hours, ended ones dismissed.
+    /// What time did by `now`: stale dates passed, activities ended after 8 hours, ended ones dismissed (and forgotten
+    /// once their token is retired).
     func tick(now: Date) throws -> [ActivityChange] {
         try store.write { db in
             var changes: [ActivityChange] = []
@@ -155,6 +156,8 @@ package final class ActivityCenter: Sendable {
                 }
                 if changes.last?.activity.id == activity.id { try ActivityStore.save(activity, db) }
             }
+            // A dismissed activity is kept only while the gateway still owes its token's retirement.
+            try db.execute(sql: "DELETE FROM activity WHERE phase = 'dismissed' AND (push_token IS NULL OR token_retired)")
             return changes
         }
     }

@@ -15,21 +15,36 @@ package enum DaemonSocket {
 
     /// Whether a daemon accepts connections at `path` now (a connect that is closed again at once).
     package static func isListening(at path: String) -> Bool {
+        guard let descriptor = connectedSocket(to: path) else { return false }
+        close(descriptor)
+        return true
+    }
+
+    /// A blocking stream socket connected to `path`, for the caller to close; nil when nothing accepts there.
+    package static func connectedSocket(to path: String) -> Int32? {
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
+        guard descriptor >= 0 else { return nil }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            close(descriptor)
+            return nil
+        }
         withUnsafeMutableBytes(of: &address.sun_path) { buffer in
             buffer.copyBytes(from: bytes)
             buffer[bytes.count] = 0
         }
         let result = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
-        return result == 0
+        guard result == 0 else {
+            close(descriptor)
+            return nil
+        }
+        return descriptor
     }
 }
 
