@@ -9,6 +9,9 @@ the moment the page's card shows it (a MutationObserver's wall clock, the same m
 """
 import json, os, shutil, socket, subprocess, sys, tempfile, threading, time, urllib.request
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "Browser"))
+from notification_center_test import finish  # noqa: E402  (the walks' own clean-up)
+
 import httpcore.backends.sync
 import httpx
 from selenium import webdriver
@@ -157,12 +160,4 @@ try:
     print(f"push → activity redrawn on the page, {count} updates: p50 {at(0.5):.1f} ms, p90 {at(0.9):.1f} ms, "
           f"p99 {at(0.99):.1f} ms, max {latencies[-1]:.1f} ms")
 finally:
-    if driver:
-        driver.quit()
-    for process in reversed(processes):
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-    shutil.rmtree(work, ignore_errors=True)
+    finish(driver, processes, work, failed=False)

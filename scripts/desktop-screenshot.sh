@@ -26,13 +26,7 @@ start_work desktop
 start_desktop 720x200
 
 # The gateway, a key, the podcast app with an icon.
-provider_port=$(free_port) device_port=$(free_port) console_port=$(free_port)
-"$bin/herald" serve --data-dir "$work/gateway" --provider-port "$provider_port" --device-port "$device_port" \
-  --console-port "$console_port" --channels-port 0 >"$work/serve.log" 2>&1 &
-stop_at_exit $!
-wait_for 30 test -s "$work/gateway/tls/ca.pem"
-"$bin/herald" keys create --data-dir "$work/gateway" --team-id TEAM123456 --key-id KEY1234567 \
-  --topic com.example.podcast --out "$work/key.p8" >/dev/null
+start_gateway "$bin/herald" com.example.podcast
 cp -r Examples/Podcast/Podcast.app "$work/Podcast.app"
 convert -size 128x128 radial-gradient:'#b48ead-#5e81ac' -fill white -font DejaVu-Sans-Bold -pointsize 64 \
   -gravity center -annotate +0+4 '🎙' "$work/Podcast.app/AppIcon.png" 2>/dev/null ||

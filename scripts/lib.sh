@@ -96,3 +96,15 @@ EOF
   wait_for 10 dbus-send --session --dest=org.freedesktop.Notifications --print-reply /org/freedesktop/Notifications \
     org.freedesktop.Notifications.GetServerInformation
 }
+
+# start_gateway HERALD TOPIC: `herald serve` on free ports with its data in $work/gateway (its CA in
+# $work/gateway/tls/ca.pem; $provider_port, $device_port), stopped at exit, and a key for TOPIC in $work/key.p8
+# (team TEAM123456, key KEY1234567). Needs start_work first.
+start_gateway() {
+  provider_port=$(free_port) device_port=$(free_port)
+  "$1" serve --data-dir "$work/gateway" --provider-port "$provider_port" --device-port "$device_port" \
+    --console-port "$(free_port)" --channels-port 0 >"$work/serve.log" 2>&1 &
+  stop_at_exit $!
+  wait_for 30 test -s "$work/gateway/tls/ca.pem"
+  "$1" keys create --data-dir "$work/gateway" --team-id TEAM123456 --key-id KEY1234567 --topic "$2" --out "$work/key.p8" >/dev/null
+}

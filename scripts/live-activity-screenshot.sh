@@ -20,13 +20,7 @@ bin=$(swift build --show-bin-path)
 start_work live-activity
 start_desktop 720x200
 
-provider_port=$(free_port) device_port=$(free_port) console_port=$(free_port)
-"$bin/herald" serve --data-dir "$work/gateway" --provider-port "$provider_port" --device-port "$device_port" \
-  --console-port "$console_port" --channels-port 0 >"$work/serve.log" 2>&1 &
-stop_at_exit $!
-wait_for 30 test -s "$work/gateway/tls/ca.pem"
-"$bin/herald" keys create --data-dir "$work/gateway" --team-id TEAM123456 --key-id KEY1234567 \
-  --topic com.example.delivery --out "$work/key.p8" >/dev/null
+start_gateway "$bin/herald" com.example.delivery
 
 # The app: it never runs here (its activity starts by push), so its executable is a stub.
 mkdir -p "$work/Delivery.app"

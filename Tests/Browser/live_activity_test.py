@@ -28,7 +28,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as ready
 from selenium.webdriver.support.ui import WebDriverWait
 
-from notification_center_test import Check, Lines, free_port, get
+from notification_center_test import Check, Lines, finish, free_port, get
 
 DELIVERY = "com.example.delivery"
 
@@ -200,19 +200,7 @@ def main():
         driver.save_screenshot(os.path.join(shots, "console-browser-device-live-activity.png"))
         print("live activities: all checks passed")
     finally:
-        if driver:
-            driver.quit()
-        for process in reversed(processes):
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-        for name in ["serve.log", "device.log"]:
-            path = os.path.join(work, name)
-            if os.path.exists(path) and sys.exc_info()[0] is not None:
-                print(f"--- {name}\n" + open(path).read()[-4000:])
-        shutil.rmtree(work, ignore_errors=True)
+        finish(driver, processes, work, failed=sys.exc_info()[0] is not None)
 
 
 if __name__ == "__main__":

@@ -83,6 +83,24 @@ def crashy_bundle(directory):
     return app
 
 
+def finish(driver, processes, work, failed):
+    """Stops the browser and the processes (newest first), prints the gateway's and the daemon's logs after a failure,
+    and removes the work directory: the end of every walk."""
+    if driver:
+        driver.quit()
+    for process in reversed(processes):
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+    for name in ["serve.log", "device.log"]:
+        path = os.path.join(work, name)
+        if failed and os.path.exists(path):
+            print(f"--- {name}\n" + open(path).read()[-4000:])
+    shutil.rmtree(work, ignore_errors=True)
+
+
 class Check:
     def __call__(self, condition, message):
         if not condition:
@@ -275,19 +293,7 @@ def main():
         check(not driver.find_element(By.ID, "more").is_displayed(), f"Show more draws the rest ({total + 1} cards)")
         print("notification center: all checks passed")
     finally:
-        if driver:
-            driver.quit()
-        for process in reversed(processes):
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-        for name in ["serve.log", "device.log"]:
-            path = os.path.join(work, name)
-            if os.path.exists(path) and sys.exc_info()[0] is not None:
-                print(f"--- {name}\n" + open(path).read()[-4000:])
-        shutil.rmtree(work, ignore_errors=True)
+        finish(driver, processes, work, failed=sys.exc_info()[0] is not None)
 
 
 if __name__ == "__main__":
