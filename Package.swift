@@ -193,7 +193,8 @@ let package = Package(
         // The device daemon (`herald device`): apps registry, gateway link, inbox, extension hosts, presenters.
         .target(
             name: "ActivityKit",
-            dependencies: ["UserNotifications"]
+            // Widget extensions draw activities with UserNotificationsUI's views.
+            dependencies: ["UserNotifications", "UserNotificationsUI"]
         ),
         .target(
             name: "HeraldDevice",
@@ -439,8 +440,16 @@ package.targets += [
         name: "PodcastContentExtension", dependencies: ["UserNotifications", "UserNotificationsUI"],
         path: "Examples/Podcast/ContentExtension", swiftSettings: [.swiftLanguageMode(.v5)]
     ),
+    .target(
+        name: "DeliveryShared", dependencies: ["ActivityKit"], path: "Examples/Delivery/Shared", swiftSettings: [.swiftLanguageMode(.v5)]
+    ),
     .executableTarget(
-        name: "DeliveryApp", dependencies: ["ActivityKit"], path: "Examples/Delivery/App", swiftSettings: [.swiftLanguageMode(.v5)]
+        name: "DeliveryApp", dependencies: ["ActivityKit", "DeliveryShared"], path: "Examples/Delivery/App",
+        swiftSettings: [.swiftLanguageMode(.v5)]
+    ),
+    .executableTarget(
+        name: "DeliveryWidget", dependencies: ["ActivityKit", "DeliveryShared", "UserNotificationsUI"], path: "Examples/Delivery/Widget",
+        swiftSettings: [.swiftLanguageMode(.v5)]
     ),
     .target(
         name: "EndToEndShared", dependencies: ["UserNotifications", .product(name: "Crypto", package: "swift-crypto")],
@@ -460,7 +469,7 @@ package.targets += [
     ),
 ]
 
-// A service extension and an app for the tests (app code: Swift 5 language mode); tests find them in .build/debug.
+// A service extension, a widget extension and an app for the tests (app code: Swift 5 language mode); tests find them in .build/debug.
 package.targets += [
     .executableTarget(
         name: "herald-test-service-extension", dependencies: ["UserNotifications"], path: "Tests/Fixtures/TestServiceExtension",
@@ -468,6 +477,10 @@ package.targets += [
     ),
     .executableTarget(
         name: "herald-test-app", dependencies: ["UserNotifications", "ActivityKit"], path: "Tests/Fixtures/TestApp",
+        swiftSettings: [.swiftLanguageMode(.v5)]
+    ),
+    .executableTarget(
+        name: "herald-test-widget-extension", dependencies: ["ActivityKit", "UserNotificationsUI"], path: "Tests/Fixtures/TestWidgetExtension",
         swiftSettings: [.swiftLanguageMode(.v5)]
     ),
 ]

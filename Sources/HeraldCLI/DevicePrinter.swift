@@ -3,6 +3,7 @@ import HeraldDevice
 import HeraldWire
 import Synchronization
 import UserNotifications
+import UserNotificationsUI
 
 /// Says what happens on a device besides its notifications (which its presenters show): JSON lines for scripts,
 /// or sentences for people.
@@ -65,8 +66,8 @@ final class DevicePrinter: Sendable {
             }
         case .liveActivityToken(let message):
             showLiveActivityToken(message)
-        case .activity(let change):
-            showActivity(change)
+        case .activity(let change, let view):
+            showActivity(change, view: view)
         case .activityPushDropped(let apnsID, let bundleID, let reason):
             if json {
                 emit(["event": .string("activityDropped"), "apnsID": .string(apnsID), "topic": .string(bundleID), "reason": .string(reason)])
@@ -100,8 +101,9 @@ final class DevicePrinter: Sendable {
         printNow("\(message.typeName) \(fields["topic"]?.stringValue ?? "") \(what): \(value)")
     }
 
-    /// A Live Activity's change, with what it shows now.
-    private func showActivity(_ change: ActivityChange) {
+    /// A Live Activity's change, with what it shows now: its state, and the view its widget extension drew (as the
+    /// lines `herald device show` prints a view as).
+    private func showActivity(_ change: ActivityChange, view: ViewSnapshot?) {
         let activity = change.activity
         let state = (try? JSONValue.parse(activity.state)) ?? .null
         if json {
@@ -116,12 +118,13 @@ final class DevicePrinter: Sendable {
             if let dismiss = activity.dismissAt { fields["dismissalDate"] = .integer(Int64(dismiss.timeIntervalSince1970)) }
             if let score = activity.relevanceScore { fields["relevanceScore"] = .number(score) }
             if let channel = activity.channelID { fields["channelID"] = .string(channel) }
+            if let view { fields["view"] = .array(view.text.map(JSONValue.string)) }
             return emit(fields)
         }
         let alert = change.alert.map { " (alert: \(String(decoding: $0.encoded(), as: UTF8.self)))" } ?? ""
         printNow(
             "Live Activity \(activity.attributesType) of \(activity.bundleID) \(change.kind.rawValue): "
-                + String(decoding: state.encoded(), as: UTF8.self) + alert)
+                + String(decoding: state.encoded(), as: UTF8.self) + alert + (view?.text.map { "\n  " + $0 }.joined() ?? ""))
     }
 
     func warn(_ text: String) {

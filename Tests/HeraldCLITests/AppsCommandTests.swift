@@ -198,10 +198,10 @@ import Testing
         let noIdentifier = try await CommandRunTests.run(["apps", "install", root + "/Empty.app", "--data-dir", data])
         #expect(noIdentifier.error.contains("has no CFBundleIdentifier"))
 
-        let widgetRoot = root + "/widget"
-        let widget = try Self.serviceApp(in: widgetRoot, servicePoint: "com.apple.widgetkit-extension")
-        let unknown = try await CommandRunTests.run(["apps", "install", widget, "--executable-dir", Self.buildDirectory, "--data-dir", data])
-        #expect(unknown.error.contains("com.apple.widgetkit-extension is not a notification extension point"))
+        let shareRoot = root + "/share"
+        let share = try Self.serviceApp(in: shareRoot, servicePoint: "com.apple.share-services")
+        let unknown = try await CommandRunTests.run(["apps", "install", share, "--executable-dir", Self.buildDirectory, "--data-dir", data])
+        #expect(unknown.error.contains("com.apple.share-services is not an extension point Herald runs"))
 
         let list = try await CommandRunTests.run(["apps", "list", "--data-dir", data, "--json"])
         #expect(list.status == 0 && list.output.isEmpty)

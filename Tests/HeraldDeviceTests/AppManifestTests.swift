@@ -254,12 +254,13 @@ import Testing
     @Test func anExtensionOfAnotherExtensionPointIsRefused() throws {
         let fixture = try Fixture()
         let app = try fixture.app()
-        try fixture.appex(in: app, "Widget", identifier: "com.example.podcast.widget", point: "com.apple.widgetkit-extension")
+        try fixture.appex(in: app, "Share", identifier: "com.example.podcast.share", point: "com.apple.share-services")
         let unknown = try #require(error { try AppManifest.load(from: app) })
         #expect(unknown.code == .unknownExtensionPoint)
-        #expect(unknown.message.contains("com.apple.widgetkit-extension is not a notification extension point"))
+        #expect(unknown.message.contains("com.apple.share-services is not an extension point Herald runs"))
         #expect(unknown.message.contains("com.apple.usernotifications.service"))
-        #expect(unknown.message.contains("Widget.appex"))
+        #expect(unknown.message.contains("com.apple.widgetkit-extension"))
+        #expect(unknown.message.contains("Share.appex"))
     }
 
     @Test func anExtensionWithoutNSExtensionIsRefused() throws {

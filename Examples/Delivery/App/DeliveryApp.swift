@@ -1,22 +1,12 @@
 // A delivery app with a Live Activity, written as iOS app code is (ActivityKit): it prints its push-to-start token for
 // the provider, then follows every delivery activity — started by a push, or by the app itself with
-// `DeliveryApp order ID [CHANNEL]` — printing each activity's push token, its content as it changes and its end.
+// `DeliveryApp order ID [CHANNEL]` — printing each activity's push token, its content as it changes and its end. Its
+// widget extension (Widget/) draws the activities on the device's surfaces.
 // Install it with `herald apps install Examples/Delivery/Delivery.app --executable-dir .build/debug`, run
 // `herald device --gateway …`, then this app; docs/live-activities.md walks through it with the CLI.
 import ActivityKit
+import DeliveryShared
 import Foundation
-
-struct DeliveryAttributes: ActivityAttributes {
-    struct ContentState: Codable, Hashable {
-        /// 0…1, drawn as a progress bar.
-        var progress: Double
-        var status: String
-        var eta: String
-    }
-
-    /// Shown as the activity's title.
-    var name: String
-}
 
 func hex(_ data: Data) -> String { data.map { String(format: "%02x", $0) }.joined() }
 

@@ -48,6 +48,12 @@ package struct AppManifest: Codable, Hashable, Sendable {
         extensions.first { $0.kind == .service }
     }
 
+    /// The app's widget extensions, which draw its Live Activities: the first whose widget draws an activity's
+    /// attributes type draws it.
+    package var widgetExtensions: [ExtensionManifest] {
+        extensions.filter { $0.kind == .widget }
+    }
+
     /// The content extension whose `UNNotificationExtensionCategory` names `category`.
     package func contentExtension(forCategory category: String) -> ExtensionManifest? {
         extensions.first { $0.kind == .content && $0.categories.contains(category) }

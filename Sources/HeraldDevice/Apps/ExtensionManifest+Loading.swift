@@ -13,7 +13,7 @@ extension ExtensionManifest {
             )
         }
         let points =
-            "com.apple.usernotifications.service (a service extension) or com.apple.usernotifications.content-extension (a content extension)"
+            "com.apple.usernotifications.service (a service extension), com.apple.usernotifications.content-extension (a content extension) or com.apple.widgetkit-extension (a widget extension, for Live Activities)"
         guard let definition = try info.dictionary("NSExtension") else {
             throw AppManifestError(
                 .missingKey, file: info.file,
@@ -26,7 +26,7 @@ extension ExtensionManifest {
         guard let kind = Kind(rawValue: point) else {
             throw AppManifestError(
                 .unknownExtensionPoint, file: info.file,
-                "\(info.file.path): NSExtensionPointIdentifier \(point) is not a notification extension point; Herald runs \(points) — fix the identifier or remove \(bundle.lastPathComponent) from PlugIns"
+                "\(info.file.path): NSExtensionPointIdentifier \(point) is not an extension point Herald runs; it runs \(points) — fix the identifier or remove \(bundle.lastPathComponent) from PlugIns"
             )
         }
         let principalClass = try info.string("NSExtensionPrincipalClass", in: definition, path: "NSExtension › NSExtensionPrincipalClass")

@@ -1,7 +1,7 @@
 package import Foundation
 package import UserNotifications
 
-/// A notification extension of an installed app: a `Name.appex` bundle in the app's `PlugIns/` directory,
+/// An extension of an installed app (a notification service or content extension, or a widget extension): a `Name.appex` bundle in the app's `PlugIns/` directory,
 /// as its `Info.plist` describes it.
 ///
 /// ```xml
@@ -20,12 +20,15 @@ package struct ExtensionManifest: Codable, Hashable, Sendable {
         case service = "com.apple.usernotifications.service"
         /// A notification content extension: draws the expanded notification of its categories.
         case content = "com.apple.usernotifications.content-extension"
+        /// A widget extension: draws the app's Live Activities (ActivityKit's `Widget`).
+        case widget = "com.apple.widgetkit-extension"
 
-        /// "service" or "content", for people.
+        /// "service", "content" or "widget", for people.
         package var shortName: String {
             switch self {
             case .service: "service"
             case .content: "content"
+            case .widget: "widget"
             }
         }
     }

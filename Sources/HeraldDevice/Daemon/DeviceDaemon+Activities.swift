@@ -1,6 +1,7 @@
 import Foundation
 import HeraldWire
 import Synchronization
+import UserNotificationsUI
 
 extension DeviceDaemon {
     // MARK: Live Activities
@@ -27,14 +28,17 @@ extension DeviceDaemon {
     func settle(_ changes: [ActivityChange]) async {
         var requests: [DeviceLinkMessage] = []
         for change in changes {
-            report(.activity(change))
             let activity = change.activity
             tellWatchers(activity)
             if change.kind == .dismissed {
+                report(.activity(change, view: nil))
                 presentation.removeActivity(id: activity.id)
+                if (try? activities.current().contains { $0.bundleID == activity.bundleID }) == false {
+                    await activityViews.close(bundleID: activity.bundleID)
+                }
             } else {
-                let app = Presentation.App((try? apps.app(bundleID: activity.bundleID)) ?? nil, bundleID: activity.bundleID)
-                presentation.showActivity(ActivityPresentation(change, app: app))
+                let view = await presentActivity(change)
+                report(.activity(change, view: view))
             }
             switch change.kind {
             case .started:
@@ -59,6 +63,22 @@ extension DeviceDaemon {
                 return  // the link dropped: the next connection asks again
             }
         }
+    }
+
+    /// Shows the activity after `change` on every surface, drawn by the app's widget extension when it has one (else
+    /// the default view); the view the extension drew.
+    func presentActivity(_ change: ActivityChange) async -> ViewSnapshot? {
+        let activity = change.activity
+        let manifest = (try? apps.app(bundleID: activity.bundleID)) ?? nil
+        var shown = ActivityPresentation(change, app: Presentation.App(manifest, bundleID: activity.bundleID))
+        if let manifest, !manifest.widgetExtensions.isEmpty {
+            let drawing = await activityViews.draw(
+                activity.record(at: Date()), bundleID: activity.bundleID, extensions: manifest.widgetExtensions)
+            drawing.problems.forEach { report(.problem($0)) }
+            shown.view = drawing.view
+        }
+        presentation.showActivity(shown)
+        return shown.view
     }
 
     /// The gateway's answer about a Live Activity token or channel.

@@ -4,6 +4,7 @@ import NIOCore
 import NIOPosix
 import Synchronization
 package import UserNotifications
+package import UserNotificationsUI
 
 /// What happens in the daemon, for whoever runs it (`herald device` prints it).
 package enum DeviceDaemonEvent: Sendable {
@@ -22,8 +23,8 @@ package enum DeviceDaemonEvent: Sendable {
     case notificationCenter(URL)
     /// The gateway gave (or retired) an app's push-to-start token or an activity's token.
     case liveActivityToken(DeviceLinkMessage)
-    /// A Live Activity started, changed or went away.
-    case activity(ActivityChange)
+    /// A Live Activity started, changed or went away; `view` is what its widget extension drew of it.
+    case activity(ActivityChange, view: ViewSnapshot?)
     /// A `liveactivity` push that changed nothing, and why (iOS drops these without a word to the provider).
     case activityPushDropped(apnsID: String, bundleID: String, reason: String)
     case problem(String)
@@ -46,6 +47,9 @@ package struct DeviceDaemonConfiguration: Sendable {
     package var willPresentTimeout: Duration = .seconds(10)
     /// How long `registerForRemoteNotifications()` waits for the gateway.
     package var registrationTimeout: Duration = .seconds(15)
+    /// How long an app's widget extension may take to start and draw its first Live Activity view, and each later one.
+    package var widgetStartBudget: Duration = .seconds(2)
+    package var widgetDrawBudget: Duration = .seconds(1)
     /// `herald device --ui-port`: the loopback port of the notification center page (0: any free one); nil: no page.
     package var notificationCenterPort: Int?
     /// Where the page is, once served.
@@ -68,6 +72,8 @@ package final class DeviceDaemon: Sendable {
     let runner: ServiceExtensionRunner
     /// The Live Activities of every app on the device.
     let activities: ActivityCenter
+    /// Their views, as the apps' widget extensions draw them.
+    let activityViews: ActivityViews
     let launcher: AppLauncher
     let report: @Sendable (DeviceDaemonEvent) -> Void
     let sessions = Mutex<[ObjectIdentifier: AppSession]>([:])
@@ -108,6 +114,9 @@ package final class DeviceDaemon: Sendable {
         store = try NotificationStore(path: dataDirectory.appendingPathComponent("notifications.sqlite").path, owner: .daemonQueues)
         apps = InstalledApps(dataDirectory: dataDirectory)
         activities = ActivityCenter(store: try ActivityStore(path: dataDirectory.appendingPathComponent("activities.sqlite").path))
+        activityViews = ActivityViews(
+            environment: { HostedContentExtension.environment(bundleID: $0, dataDirectory: dataDirectory) },
+            startBudget: configuration.widgetStartBudget, drawBudget: configuration.widgetDrawBudget)
         let (apps, store) = (self.apps, self.store)
         let app = { @Sendable (bundleID: String) in Presentation.App((try? apps.app(bundleID: bundleID)) ?? nil, bundleID: bundleID) }
         let center = configuration.notificationCenterPort.map { _ in NotificationCenterPresenter() }
@@ -163,8 +172,7 @@ package final class DeviceDaemon: Sendable {
         scheduler.start { [self] fired in await presentationOptions(for: fired) }
         for activity in (try? activities.current()) ?? [] {
             // What a previous run showed, shown again.
-            let app = Presentation.App((try? apps.app(bundleID: activity.bundleID)) ?? nil, bundleID: activity.bundleID)
-            presentation.showActivity(ActivityPresentation(ActivityChange(kind: .updated, activity: activity), app: app))
+            _ = await presentActivity(ActivityChange(kind: .updated, activity: activity))
         }
         report(.listening(socket: path))
         defer {
@@ -173,6 +181,17 @@ package final class DeviceDaemon: Sendable {
         }
         // Each part is a child task, the socket's accept loop too: when one fails, the group cancels the others and the
         // daemon ends with that failure's reason.
+        do {
+            try await runParts(server)
+        } catch {
+            await activityViews.closeAll()
+            throw error
+        }
+        await activityViews.closeAll()
+    }
+
+    /// The socket, the inbox, the presenters, the link, the activity clock and the page, until one fails or all end.
+    private func runParts(_ server: NIOAsyncChannel<(PeerCredentials, NIOAsyncChannel<ByteBuffer, ByteBuffer>), Never>) async throws {
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask { [self] in await processInbox() }
             group.addTask { [self] in

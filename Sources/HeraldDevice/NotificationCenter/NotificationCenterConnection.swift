@@ -84,7 +84,7 @@ final class NotificationCenterConnection: Sendable {
             var generation = 0
             do {
                 try await send(NotificationCenterJSON.list(list, files: services.files))
-                try await send(NotificationCenterJSON.activities(activities))
+                try await send(NotificationCenterJSON.activities(activities, files: services.files))
                 for await next in inputs {
                     try await handle(next, expanded: &expanded, generation: &generation, send: send)
                 }

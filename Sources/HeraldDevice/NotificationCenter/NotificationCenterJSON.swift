@@ -37,7 +37,7 @@ enum NotificationCenterJSON {
     static func change(_ change: NotificationCenterPresenter.Change, files: ServedFiles) -> JSONValue {
         switch change {
         case .activity(let activity):
-            .object(["type": .string("activity"), "activity": Self.activity(activity)])
+            .object(["type": .string("activity"), "activity": Self.activity(activity, files: files)])
         case .activityGone(let id):
             .object(["type": .string("activityGone"), "id": .string(id)])
         case .presented(let presentation):
@@ -51,13 +51,13 @@ enum NotificationCenterJSON {
     }
 
     /// `{"type": "activities", "activities": […]}`: the Live Activities section when a page connects.
-    static func activities(_ activities: [ActivityPresentation]) -> JSONValue {
-        .object(["type": .string("activities"), "activities": .array(activities.map(activity))])
+    static func activities(_ activities: [ActivityPresentation], files: ServedFiles) -> JSONValue {
+        .object(["type": .string("activities"), "activities": .array(activities.map { activity($0, files: files) })])
     }
 
     /// A Live Activity: `{"id", "app", "appName", "title", "fields": [{"name", "value"}], "progress", "phase",
-    /// "alertTitle", "alertBody", "date"}`.
-    static func activity(_ activity: ActivityPresentation) -> JSONValue {
+    /// "alertTitle", "alertBody", "date", "view"}`, `view` (as ``view(_:files:)``, or null) the widget extension's drawing.
+    static func activity(_ activity: ActivityPresentation, files: ServedFiles) -> JSONValue {
         let text = { (value: String?) in value.map(JSONValue.string) ?? .null }
         return .object([
             "id": .string(activity.id), "app": .string(activity.app.bundleID), "appName": .string(activity.app.displayName),
@@ -66,6 +66,7 @@ enum NotificationCenterJSON {
             "progress": activity.progress.map(JSONValue.number) ?? .null, "phase": .string(activity.phase),
             "alertTitle": text(activity.alertTitle), "alertBody": text(activity.alertBody),
             "date": .number((activity.updatedAt.timeIntervalSince1970 * 1000).rounded()),
+            "view": activity.view.map { view($0, files: files) } ?? .null,
         ])
     }
 

@@ -1,8 +1,10 @@
 package import Foundation
 import HeraldWire
+package import UserNotificationsUI
 
-/// A Live Activity as a surface draws it without a widget extension: the app, a title, the state's values in order,
-/// a progress bar where the state has a fraction, and whether it is stale or ended. Redrawn whole on every change.
+/// A Live Activity as a surface draws it: the view the app's widget extension drew, when it has one; else the app, a
+/// title, the state's values in order and a progress bar where the state has a fraction. Either way whether it is
+/// stale or ended. Redrawn whole on every change.
 package struct ActivityPresentation: Sendable, Hashable {
     /// One of the state's values, as text.
     package struct Field: Sendable, Hashable {
@@ -24,6 +26,8 @@ package struct ActivityPresentation: Sendable, Hashable {
     package var alertTitle: String?
     package var alertBody: String?
     package var updatedAt: Date
+    /// What the app's widget extension drew; nil: the default view above.
+    package var view: ViewSnapshot?
 
     package init(_ change: ActivityChange, app: Presentation.App, now: Date = Date()) {
         let activity = change.activity
@@ -64,7 +68,10 @@ package struct ActivityPresentation: Sendable, Hashable {
 
     /// The progress as ten blocks and a percentage, for surfaces that draw text: `▰▰▰▰▰▰▱▱▱▱ 60%`.
     package var progressText: String? {
-        guard let progress else { return nil }
+        progress.map(Self.bar)
+    }
+
+    private static func bar(_ progress: Double) -> String {
         let filled = Int((progress * 10).rounded())
         return String(repeating: "▰", count: filled) + String(repeating: "▱", count: 10 - filled) + " \(Int((progress * 100).rounded()))%"
     }
@@ -72,5 +79,33 @@ package struct ActivityPresentation: Sendable, Hashable {
     /// The fields on one line: `status: on the way · eta: 5`.
     package var fieldsText: String {
         fields.map { "\($0.name): \($0.value)" }.joined(separator: " · ")
+    }
+
+    /// What a surface that draws text shows, a line each: the widget extension's view as text (its labels, and its
+    /// progress bars as ``progressText`` draws them); else the title, the fields and the progress.
+    package var textLines: [String] {
+        guard let view else { return [title, fieldsText, progressText].compactMap { $0 }.filter { !$0.isEmpty } }
+        var lines: [String] = []
+        func walk(_ node: ViewSnapshot) {
+            switch node.drawing {
+            case .label(let text, _, _, _, _) where !text.isEmpty: lines.append(text)
+            case .progress(let value, _): lines.append(Self.bar(value))
+            default: break
+            }
+            node.children.forEach(walk)
+        }
+        walk(view)
+        return lines
+    }
+
+    /// The progress a surface shows beside the text (a notification server's `value` hint): the widget's first
+    /// progress bar when it drew one, else the state's.
+    package var shownProgress: Double? {
+        guard let view else { return progress }
+        func first(_ node: ViewSnapshot) -> Double? {
+            if case .progress(let value, _) = node.drawing { return value }
+            return node.children.lazy.compactMap(first).first
+        }
+        return first(view)
     }
 }

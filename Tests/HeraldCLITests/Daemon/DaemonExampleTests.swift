@@ -179,6 +179,9 @@ import Testing
             input: #"{"aps":{"timestamp":\#(now + 1),"content-state":{"progress":0.7,"status":"Out for delivery","eta":"4 min"}}}"#)
         #expect(updated.status == 0, "\(updated.output)\(updated.error)")
         #expect(await app.waitForOutput(containing: "Order #4417: Out for delivery, 70%, ETA 4 min"), "\(app.output)")
+        // The example's widget extension draws the activity, again with each change.
+        let drawn = await daemon.waitForEvent("activity") { $0["state"]?["status"]?.stringValue == "Out for delivery" }
+        #expect(drawn?["view"] == .array(["Order #4417", "Out for delivery", "[progress 70%]", "Arriving 4 min"].map(JSONValue.string)))
         let ended = try await CommandRunTests.run(
             send + ["--channel", channel, "--live-activity", "end", "--expiration", expiration, "--dismissal-date", String(now + 2), "-"],
             input: #"{"aps":{"timestamp":\#(now + 2),"content-state":{"progress":1,"status":"Delivered","eta":"now"}}}"#)

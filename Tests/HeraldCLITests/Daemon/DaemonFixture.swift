@@ -23,17 +23,18 @@ final class DaemonFixture: Sendable {
     /// Installs the test app as `app` (with the test service extension when `serviceExtension`) and `otherApp`,
     /// then starts the daemon and waits until the gateway registered `app`.
     /// `extraArguments` and `environment` go to the daemon (`--presenter desktop` and a test bus's address, say).
-    /// `liveActivities` declares `NSSupportsLiveActivities` in `app`'s Info.plist.
+    /// `liveActivities` declares `NSSupportsLiveActivities` in `app`'s Info.plist; `widgetExtension` gives `app` the
+    /// test widget extension.
     static func start(
         serviceExtension: Bool = false, strings: [String: String] = [:], budget: Double = 2, extraArguments: [String] = [],
-        environment: [String: String] = [:], liveActivities: Bool = false
+        environment: [String: String] = [:], liveActivities: Bool = false, widgetExtension: Bool = false
     ) async throws -> DaemonFixture {
         let gateway = try await TestGateway.start()
         let data = CommandRunTests.temporaryDirectory()
         for bundleID in [app, otherApp] {
             let bundle = try writeBundle(
                 bundleID, in: data, serviceExtension: serviceExtension && bundleID == app, strings: strings,
-                liveActivities: liveActivities && bundleID == app)
+                liveActivities: liveActivities && bundleID == app, widgetExtension: widgetExtension && bundleID == app)
             let installed = try await CommandRunTests.run(["apps", "install", bundle, "--executable-dir", builtDirectory, "--data-dir", data])
             #expect(installed.status == 0, "\(installed.error)")
         }
@@ -63,9 +64,10 @@ final class DaemonFixture: Sendable {
     static var builtDirectory: String { HeraldProcess.built("herald").deletingLastPathComponent().path }
 
     /// `DATA/bundles/ID.app` with an Info.plist naming `herald-test-app` (`otherApp` gets its own copy of it),
-    /// a service extension naming `herald-test-service-extension`, and `en.lproj/Localizable.strings`.
+    /// a service extension naming `herald-test-service-extension`, a widget extension naming
+    /// `herald-test-widget-extension`, and `en.lproj/Localizable.strings`.
     private static func writeBundle(
-        _ bundleID: String, in data: String, serviceExtension: Bool, strings: [String: String], liveActivities: Bool
+        _ bundleID: String, in data: String, serviceExtension: Bool, strings: [String: String], liveActivities: Bool, widgetExtension: Bool
     ) throws -> String {
         let bundle = URL(fileURLWithPath: data).appendingPathComponent("bundles/\(bundleID).app")
         try FileManager.default.createDirectory(at: bundle, withIntermediateDirectories: true)
@@ -85,6 +87,14 @@ final class DaemonFixture: Sendable {
                     "NSExtensionPointIdentifier": "com.apple.usernotifications.service",
                     "NSExtensionPrincipalClass": "TestServiceExtension",
                 ],
+            ]).write(to: appex.appendingPathComponent("Info.plist"))
+        }
+        if widgetExtension {
+            let appex = bundle.appendingPathComponent("PlugIns/Widget.appex")
+            try FileManager.default.createDirectory(at: appex, withIntermediateDirectories: true)
+            try plist([
+                "CFBundleIdentifier": bundleID + ".Widget", "CFBundleExecutable": "herald-test-widget-extension",
+                "NSExtension": ["NSExtensionPointIdentifier": "com.apple.widgetkit-extension"],
             ]).write(to: appex.appendingPathComponent("Info.plist"))
         }
         if !strings.isEmpty {

@@ -86,6 +86,36 @@ import Testing
         try await fixture.stop()
     }
 
+    /// With a widget extension the bubble is its view as text: the first label heads it (unless the change alerts),
+    /// the others and its progress bar follow, and the bar is the `value` hint.
+    @Test func aWidgetExtensionsViewIsTheBubblesText() async throws {
+        let bus = try await TestSessionBus()
+        let server = try await ScriptedNotificationServer.start(on: bus.address)
+        let fixture = try await DaemonFixture.start(
+            extraArguments: ["--presenter", "desktop"], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address], liveActivities: true,
+            widgetExtension: true)
+        let pushToStart = try #require(
+            await fixture.waitForEvent("registered") { $0["kind"]?.stringValue == "pushToStart" }?["deviceToken"]?.stringValue)
+        let now = DaemonLiveActivityTests.now
+        let start =
+            #""event":"start","timestamp":\#(now),"attributes-type":"DeliveryAttributes","attributes":{"orderID":"A-17"},"#
+            + #""content-state":{"progress":0.25,"status":"packing"},"alert":"Order placed","input-push-token":1"#
+        #expect(try await DaemonLiveActivityTests.push(fixture, start, to: pushToStart).status == 200)
+        let first = try await server.waitForNotification()
+        let lines = first.body.split(separator: "\n").map(String.init)
+        #expect(first.summary == "Order placed" && lines.first == "Order A-17" && lines.dropFirst().first == "packing", "\(first)")
+        #expect(lines.last == "▰▰▰▱▱▱▱▱▱▱ 25%" && first.hints["value"] == .int32(25), "\(first)")
+        #expect(!first.body.contains("status:"), "the default view's fields are not drawn")
+        let token = try #require(await fixture.waitForEvent("registered") { $0["kind"]?.stringValue == "activity" }?["deviceToken"]?.stringValue)
+
+        let update = #""event":"update","timestamp":\#(now + 1),"content-state":{"progress":0.75,"status":"on the way"}"#
+        #expect(try await DaemonLiveActivityTests.push(fixture, update, to: token).status == 200)
+        let second = try await server.waitForNotification(2)
+        #expect(second.replacesID == first.id && second.summary == "Order A-17" && second.body.hasPrefix("on the way\n"), "\(second)")
+        #expect(second.hints["value"] == .int32(75))
+        try await fixture.stop()
+    }
+
     @Test func anInlineReplyOnTheDesktopReachesTheAppsDelegate() async throws {
         let bus = try await TestSessionBus()
         let server = try await ScriptedNotificationServer.start(on: bus.address)

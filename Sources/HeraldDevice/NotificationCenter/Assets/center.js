@@ -4,6 +4,7 @@
 // view stays, closes, or closes and the app hears of the action. Everything travels on one WebSocket (`live`).
 import { el, timeOf } from "./elements.js";
 import { showActivities, activityChanged, activityGone } from "./activities.js";
+import { drawView } from "./views.js";
 
 const defaultAction = "com.apple.UNNotificationDefaultActionIdentifier";
 const dismissAction = "com.apple.UNNotificationDismissActionIdentifier";
@@ -216,7 +217,7 @@ function showExpanded() {
 }
 
 function extensionView() {
-  const view = el("div", { class: expanded.interactive ? "extension-view" : "extension-view passive" }, draw(expanded.view));
+  const view = el("div", { class: expanded.interactive ? "extension-view" : "extension-view passive" }, drawView(expanded.view, extensionButtons));
   // The controller's preferredContentSize: as high as asked (the daemon keeps it within bounds), as wide as the sheet;
   // a taller view scrolls. Until it sets one, UNNotificationExtensionInitialContentSizeRatio: the height as a share
   // of the width.
@@ -249,40 +250,11 @@ function reply(action) {
   input.focus();
 }
 
-/// Draws a view tree the extension sent: labels, images, stacks, progress bars and buttons.
-function draw(node) {
-  let drawn;
-  switch (node.kind) {
-    case "label": {
-      drawn = el("div", { class: node.lines > 0 ? "v-label clamped" : "v-label", text: node.text });
-      if (node.lines > 0) drawn.style.webkitLineClamp = String(node.lines);
-      if (node.color) drawn.style.color = node.color;
-      if (node.size) drawn.style.fontSize = `${node.size}px`;
-      if (node.bold) drawn.style.fontWeight = "600";
-      break;
-    }
-    case "image":
-      drawn = node.src ? el("img", { class: "v-image", src: node.src, alt: "" }) : el("div", { class: "v-image missing", text: `${node.format} image, ${node.bytes} bytes` });
-      break;
-    case "stack":
-      drawn = el("div", { class: node.vertical ? "v-stack vertical" : "v-stack" });
-      drawn.style.gap = `${node.spacing}px`;
-      break;
-    case "progress":
-      drawn = el("progress", { class: "v-progress", max: 1, value: node.value });
-      if (node.color) drawn.style.accentColor = node.color;
-      break;
-    case "button":
-      drawn = el("button", { type: "button", class: "v-button", "data-button": node.number, text: node.title, disabled: !node.enabled || !expanded.interactive,
-        onclick: (event) => { event.stopPropagation(); send({ type: "click", button: node.number }); } });
-      break;
-    default:
-      drawn = el("div", { class: "v-view" });
-  }
-  if (node.background) drawn.style.backgroundColor = node.background;
-  drawn.append(...node.children.map(draw));
-  return drawn;
-}
+/// The expanded view's buttons: clickable when the extension takes clicks; a click goes to it.
+const extensionButtons = {
+  enabled: () => expanded.interactive,
+  click: (node) => send({ type: "click", button: node.number }),
+};
 
 field("sheet").addEventListener("click", (event) => { if (event.target === field("sheet")) collapse(); });
 document.addEventListener("keydown", (event) => { if (event.key === "Escape" && !field("sheet").hidden) collapse(); });

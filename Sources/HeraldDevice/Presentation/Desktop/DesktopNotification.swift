@@ -96,15 +96,20 @@ struct DesktopNotification: Hashable {
         }
     }
 
-    /// A Live Activity's bubble: its title (or the alert's), the values and a progress bar, `value` for servers that
-    /// draw one (dunst, GNOME), low urgency and no sound unless the change alerts.
+    /// A Live Activity's bubble: its title (or the alert's), the values and a progress bar — or the widget extension's
+    /// view as text —, `value` for servers that draw a bar (dunst, GNOME), low urgency and no sound unless the change
+    /// alerts.
     init(_ activity: ActivityPresentation, capabilities: Set<String>, replacing replacesID: UInt32) {
         appName = activity.app.displayName
         self.replacesID = replacesID
         appIcon = activity.app.iconPath ?? ""
         let phase = activity.phase == "active" ? "" : " (\(activity.phase))"
-        summary = (activity.alertTitle ?? activity.title) + phase
-        body = [activity.alertBody, activity.fieldsText, activity.progressText].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: "\n")
+        // The first line (the title, or the widget's first label) heads the bubble unless the change alerts.
+        var lines = activity.textLines
+        let headline = lines.isEmpty ? activity.title : lines.removeFirst()
+        if activity.alertTitle != nil { lines.insert(headline, at: 0) }
+        summary = (activity.alertTitle ?? headline) + phase
+        body = ([activity.alertBody].compactMap { $0 } + lines).filter { !$0.isEmpty }.joined(separator: "\n")
         if !capabilities.contains("body") {
             if !body.isEmpty { summary += ": " + body.replacingOccurrences(of: "\n", with: " · ") }
             body = ""
@@ -113,7 +118,7 @@ struct DesktopNotification: Hashable {
         }
         actions = []
         hints = ["category": .string("x-herald.live-activity")]
-        if let progress = activity.progress { hints["value"] = .int32(Int32((progress * 100).rounded())) }
+        if let progress = activity.shownProgress { hints["value"] = .int32(Int32((progress * 100).rounded())) }
         if let entry = activity.app.desktopEntry { hints["desktop-entry"] = .string(entry) }
         let alerts = activity.alertTitle != nil
         hints["urgency"] = .byte(alerts ? 1 : 0)
