@@ -1,5 +1,5 @@
-public import UserNotificationsUI
 import UserNotifications
+public import UserNotificationsUI
 
 /// What a Live Activity's view is drawn from: its attributes, its state now, and whether that state is outdated.
 /// WidgetKit's name and properties.

@@ -39,7 +39,8 @@ import Glibc
         #expect(startView.first == "Order A-17" && startView.contains("packing") && startView.last == "[progress 10%]")
         let pid = try #require(Self.pid(startView))
         let activityID = try #require(started?["activityID"]?.stringValue)
-        let token = try #require(await fixture.waitForEvent("registered") { $0["activityID"]?.stringValue == activityID }?["deviceToken"]?.stringValue)
+        let token = try #require(
+            await fixture.waitForEvent("registered") { $0["activityID"]?.stringValue == activityID }?["deviceToken"]?.stringValue)
 
         // An update, then one that goes stale a second later: redrawn by the same process each time.
         let update = #""event":"update","timestamp":\#(first + 1),"content-state":{"progress":0.6,"status":"on the way"}"#
@@ -86,7 +87,8 @@ import Glibc
         #expect(fixture.daemon.errorOutput.contains("crashing as the status asks"), "its log is in the reason")
 
         // A hang past the budget: killed, the default view; the next change starts a new process that draws.
-        let token = try #require(await fixture.waitForEvent("registered") { $0["activityID"]?.stringValue == activityID }?["deviceToken"]?.stringValue)
+        let token = try #require(
+            await fixture.waitForEvent("registered") { $0["activityID"]?.stringValue == activityID }?["deviceToken"]?.stringValue)
         let hang = #""event":"update","timestamp":\#(first + 1),"content-state":{"progress":0.3,"status":"hang"}"#
         #expect(try await Push.push(fixture, hang, to: token).status == 200)
         let hung = await fixture.waitForEvent("activity") { $0["state"]?["status"]?.stringValue == "hang" }
