@@ -7,11 +7,13 @@ Runs a real `herald serve` and a real `herald device --ui-port 0` with a deliver
 NSSupportsLiveActivities. Then, as a provider would, with `herald send --live-activity`: a start to the app's
 push-to-start token (asking for the activity's own token) shows a Live Activity above the notifications, with its
 title, values and progress; an update to the activity's token redraws the same card in place; a stale date marks it
-outdated; an end with a dismissal date a few seconds ahead keeps it, marked ended, until then, and then it goes.
+outdated; an end with a dismissal date a few seconds ahead keeps it, marked ended, until then, and then it goes. With
+the delivery example installed in its place, its widget extension draws the card (its labels and progress bar), again
+on an update.
 Then the console's Live Activities page (signed in with DATA_DIR/admin-token) lists the device's push-to-start token
 with its pushes and the channel made with `herald channels create`, and its forms start an activity and broadcast
 on the channel through the provider API. Screenshots go to SCREENSHOT_DIR (live-activity-page.png,
-console-live-activities.png). Exits non-zero on the first failure.
+live-activity-widget.png, console-live-activities.png). Exits non-zero on the first failure.
 """
 import json
 import os
@@ -31,6 +33,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 from notification_center_test import Check, Lines, finish, free_port, get
 
 DELIVERY = "com.example.delivery"
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def delivery_bundle(directory):
@@ -133,6 +136,32 @@ def main():
         WebDriverWait(driver, 15).until(lambda d: not d.find_elements(By.CSS_SELECTOR, "#activities .activity"))
         check(not driver.find_element(By.ID, "activities").is_displayed(), "at its dismissal date it goes, and the section with it")
         lines.wait(lambda line: line.get("event") == "unregistered" and line.get("kind") == "activity")
+
+        # ---- the delivery example's widget extension draws the card instead ----
+        run("apps", "install", os.path.join(ROOT, "Examples", "Delivery", "Delivery.app"), "--executable-dir", os.path.dirname(herald),
+            "--data-dir", device_data)
+        send("start", push_to_start, {"timestamp": now + 4, "attributes": {"name": "Order #4418"},
+                                      "content-state": {"progress": 0.4, "status": "Baking", "eta": "in 9 min"},
+                                      "alert": {"title": "Your order is in the oven", "body": "About 9 minutes"}, "input-push-token": 1},
+             "--attributes-type", "DeliveryAttributes")
+        drawn = wait.until(ready.visibility_of_element_located((By.CSS_SELECTOR, "#activities .activity .activity-view")))
+        labels = lambda: [label.text for label in driver.find_elements(By.CSS_SELECTOR, "#activities .activity-view .v-label")]
+        bar = lambda: float(driver.find_element(By.CSS_SELECTOR, "#activities .activity-view progress").get_attribute("value"))
+        check(labels() == ["Order #4418", "Baking", "Arriving in 9 min"] and abs(bar() - 0.4) < 0.01,
+              f"the widget's labels and progress bar make the card ({labels()}, {bar()})")
+        check(not driver.find_elements(By.CSS_SELECTOR, "#activities .activity-fields"), "the default values are not drawn beside the widget's view")
+        check("Your order is in the oven" in drawn.find_element(By.XPATH, "..").text, "the start's alert still shows on the card")
+        token = lines.wait(lambda line: line.get("event") == "registered" and line.get("kind") == "activity" and
+                           line.get("activityID") != None and line["deviceToken"] != token)["deviceToken"]
+        send("update", token, {"timestamp": now + 5, "content-state": {"progress": 0.8, "status": "Out for delivery", "eta": "in 3 min"}})
+        wait.until(lambda d: "Out for delivery" in labels())
+        check(labels() == ["Order #4418", "Out for delivery", "Arriving in 3 min"] and abs(bar() - 0.8) < 0.01,
+              f"an update is redrawn by the widget in place ({labels()})")
+        check(len(driver.find_elements(By.CSS_SELECTOR, "#activities .activity")) == 1, "still one card")
+        driver.save_screenshot(os.path.join(shots, "live-activity-widget.png"))
+        send("end", token, {"timestamp": now + 6, "content-state": {"progress": 1, "status": "Delivered", "eta": "now"}},
+             "--dismissal-date", str(int(time.time())))
+        WebDriverWait(driver, 15).until(lambda d: not d.find_elements(By.CSS_SELECTOR, "#activities .activity"))
 
         # ---- the console's Live Activities page ----
         channel = run("channels", "create", "--gateway", f"https://localhost:{ports['channels']}", "--ca", ca, "--p8", key, "--key-id",
