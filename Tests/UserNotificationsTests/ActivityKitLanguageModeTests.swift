@@ -1,8 +1,9 @@
-@testable import ActivityKit
 import Foundation
 import Testing
 import UserNotifications
 import UserNotificationsUI
+
+@testable import ActivityKit
 
 /// ActivityKit as Swift 6 app code uses it (this target is compiled in the Swift 6 language mode with strict
 /// concurrency; the test app uses it in the Swift 5 mode), and what it answers on a machine with no device daemon.
