@@ -1,11 +1,13 @@
 """scripts/bench-activity.sh: a provider's Live Activity update → the activity redrawn on the notification center page.
 
-Usage: bench-activity.py HERALD_BINARY COUNT INTERVAL_MS
+Usage: bench-activity.py HERALD_BINARY COUNT INTERVAL_MS [widget]
 
 Starts `herald serve`, a delivery app with NSSupportsLiveActivities and `herald device --ui-port 0`, starts one
 activity by push-to-start (asking for its own token), opens the page in headless Chromium, then sends COUNT updates to
 the activity's token one at a time over one HTTP/2 connection (httpx), each timed from just before its request to
 the moment the page's card shows it (a MutationObserver's wall clock, the same machine's). Prints p50, p90, p99, max.
+With `widget`, the app is Examples/Delivery (its DeliveryWidget beside HERALD_BINARY): its widget extension draws each
+update before the page shows it.
 """
 import json, os, shutil, socket, subprocess, sys, tempfile, threading, time, urllib.request
 
@@ -18,6 +20,8 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
 herald, count, interval = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]) / 1000
+widget = sys.argv[4:] == ["widget"]
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 APP = "com.example.delivery"
 # httpx leaves Nagle's algorithm on: its HEADERS and DATA frames, written apart, would wait for the gateway's delayed
 # ACK (40 ms) on every request. APNs clients that matter (and h2load, and herald send) set TCP_NODELAY; so does this.
@@ -89,15 +93,19 @@ try:
             break
         except OSError:
             time.sleep(0.05)
-    bundle = os.path.join(work, "Delivery.app")
-    os.makedirs(bundle)
-    with open(os.path.join(bundle, "Info.plist"), "w") as file:
-        file.write(f'<?xml version="1.0"?><plist version="1.0"><dict><key>CFBundleIdentifier</key><string>{APP}</string>'
-                   '<key>CFBundleExecutable</key><string>app</string><key>NSSupportsLiveActivities</key><true/></dict></plist>')
-    with open(os.path.join(bundle, "app"), "w") as file:
-        file.write("#!/bin/sh\n")
-    os.chmod(os.path.join(bundle, "app"), 0o755)
-    run("apps", "install", bundle, "--data-dir", device)
+    if widget:
+        run("apps", "install", os.path.join(ROOT, "Examples", "Delivery", "Delivery.app"), "--executable-dir", os.path.dirname(herald),
+            "--data-dir", device)
+    else:
+        bundle = os.path.join(work, "Delivery.app")
+        os.makedirs(bundle)
+        with open(os.path.join(bundle, "Info.plist"), "w") as file:
+            file.write(f'<?xml version="1.0"?><plist version="1.0"><dict><key>CFBundleIdentifier</key><string>{APP}</string>'
+                       '<key>CFBundleExecutable</key><string>app</string><key>NSSupportsLiveActivities</key><true/></dict></plist>')
+        with open(os.path.join(bundle, "app"), "w") as file:
+            file.write("#!/bin/sh\n")
+        os.chmod(os.path.join(bundle, "app"), 0o755)
+        run("apps", "install", bundle, "--data-dir", device)
     ca = os.path.join(gateway, "tls", "ca.pem")
     daemon = subprocess.Popen([herald, "device", "--gateway", f"https://localhost:{device_port}", "--ca", ca, "--data-dir", device,
                                "--ui-port", "0", "--json"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
@@ -117,7 +125,7 @@ try:
             raise SystemExit(f"the push got {reply.status_code} {reply.text}")
 
     push(push_to_start, {"event": "start", "timestamp": now, "attributes-type": "DeliveryAttributes", "attributes": {"name": "Order"},
-                         "content-state": {"progress": 0, "status": "update 0"}, "alert": "Started", "input-push-token": 1})
+                         "content-state": {"progress": 0, "status": "update 0", "eta": "soon"}, "alert": "Started", "input-push-token": 1})
     token = lines_until(daemon, lambda e: e.get("kind") == "activity")["deviceToken"]
 
     options = webdriver.ChromeOptions()
@@ -134,7 +142,7 @@ try:
     sent, answered = {}, {}
     for index in range(1, count + 1):
         sent[index] = time.time() * 1000
-        push(token, {"event": "update", "timestamp": now + index, "content-state": {"progress": index / count, "status": f"update {index}"}})
+        push(token, {"event": "update", "timestamp": now + index, "content-state": {"progress": index / count, "status": f"update {index}", "eta": "soon"}})
         answered[index] = time.time() * 1000 - sent[index]
         # One round trip to the page: it answers once the card shows this update (or after 10 s).
         driver.execute_async_script(
@@ -157,7 +165,7 @@ try:
     print(f"(the provider's answer: p50 {answers[len(answers) // 2]:.1f} ms)")
     if to_daemon:
         print(f"(of which push → the daemon's JSON line read here: p50 {to_daemon[len(to_daemon) // 2]:.1f} ms)")
-    print(f"push → activity redrawn on the page, {count} updates: p50 {at(0.5):.1f} ms, p90 {at(0.9):.1f} ms, "
+    print(f"push → activity redrawn on the page{' by its widget extension' if widget else ''}, {count} updates: p50 {at(0.5):.1f} ms, p90 {at(0.9):.1f} ms, "
           f"p99 {at(0.99):.1f} ms, max {latencies[-1]:.1f} ms")
 finally:
     finish(driver, processes, work, failed=False)

@@ -5,6 +5,7 @@
 #   scripts/bench-activity.sh                       # 200 updates, 20 ms apart
 #   COUNT=500 INTERVAL_MS=10 scripts/bench-activity.sh
 #   HERALD_BIN=.build/debug scripts/bench-activity.sh   # a build of your own (default: builds release)
+#   WIDGET=1 scripts/bench-activity.sh              # the delivery example's widget extension draws each update
 #
 # Goal: p99 < 50 ms. Needs chromium, chromium-driver, python3-selenium (scripts/test.sh installs them) and
 # python3-httpx with python3-h2 (installed here when missing) for one HTTP/2 connection from Python.
@@ -19,7 +20,8 @@ if ! /usr/bin/python3 -c 'import httpx, h2' 2>/dev/null; then
 fi
 if [ -z "${HERALD_BIN:-}" ]; then
   (cd "$root" && swift build -c release --product herald >&2)
+  if [ -n "${WIDGET:-}" ]; then (cd "$root" && swift build -c release --product DeliveryWidget >&2); fi
   HERALD_BIN="$root/.build/release"
 fi
 echo "machine: $(nproc) cores; herald from $HERALD_BIN"
-/usr/bin/python3 "$root/scripts/bench-activity.py" "$HERALD_BIN/herald" "$COUNT" "$INTERVAL_MS"
+/usr/bin/python3 "$root/scripts/bench-activity.py" "$HERALD_BIN/herald" "$COUNT" "$INTERVAL_MS" ${WIDGET:+widget}

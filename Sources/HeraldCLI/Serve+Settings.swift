@@ -33,6 +33,7 @@ extension Serve {
         flags[.idleTimeout] = idleTimeout.map(ConfigContent.int)
         flags[.deviceRateLimit] = deviceRateLimit.map(ConfigContent.double)
         flags[.quiet] = quiet.map(ConfigContent.bool)
+        flags[.allowFaults] = allowFaults.map(ConfigContent.bool)
         flags[.nodeName] = nodeName.map(ConfigContent.string)
         return flags
     }

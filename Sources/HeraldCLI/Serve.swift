@@ -62,6 +62,11 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The APNs environment this gateway plays. (default: \(ServeSettings().environment))")
     var environment: APNsEnvironment?
 
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Honour fault rules (herald faults) in the production environment too; development always does. (default: no)")
+    var allowFaults: Bool?
+
     @Option(
         help:
             "Where to keep data: sqlite (the file in the data directory), a path to a SQLite file, or postgres://USER:PASS@HOST:PORT/DB (several nodes may share one). (default: \(ServeSettings().store))"

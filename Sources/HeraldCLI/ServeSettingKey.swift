@@ -15,6 +15,7 @@ enum ServeSettingKey: String, CaseIterable, Sendable, CustomStringConvertible {
     case channelsPort = "channels-port"
     case plaintext
     case environment
+    case allowFaults = "allow-faults"
     case store
     case tlsCertificate = "tls-cert"
     case tlsKey = "tls-key"
@@ -42,7 +43,7 @@ enum ServeSettingKey: String, CaseIterable, Sendable, CustomStringConvertible {
         case .config, .dataDirectory, .host, .consoleHost, .environment, .store, .tlsCertificate, .tlsKey, .nodeName: .string
         case .providerPort, .devicePort, .consolePort, .channelsPort, .idleTimeout: .int
         case .deviceRateLimit: .double
-        case .plaintext, .quiet: .bool
+        case .plaintext, .quiet, .allowFaults: .bool
         }
     }
 
@@ -53,7 +54,7 @@ enum ServeSettingKey: String, CaseIterable, Sendable, CustomStringConvertible {
         case .dataDirectory: "a directory"
         case .host, .consoleHost: "an address to listen on"
         case .providerPort, .devicePort, .consolePort, .channelsPort: "a port from 0 to 65535"
-        case .plaintext, .quiet: "true or false"
+        case .plaintext, .quiet, .allowFaults: "true or false"
         case .environment: "development or production"
         case .store: "sqlite, a path to a SQLite file or a postgres:// URL"
         case .tlsCertificate: "the path of a PEM certificate"

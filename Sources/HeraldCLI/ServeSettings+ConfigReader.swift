@@ -35,6 +35,7 @@ extension ServeSettings {
         idleTimeout = try reader.value(.idleTimeout) { $0.int.flatMap { $0 >= 1 ? $0 : nil } } ?? idleTimeout
         deviceRateLimit = try reader.value(.deviceRateLimit) { $0.double.flatMap { $0 > 0 && $0.isFinite ? $0 : nil } } ?? deviceRateLimit
         quiet = try reader.value(.quiet, \.bool) ?? quiet
+        allowFaults = try reader.value(.allowFaults, \.bool) ?? allowFaults
         givenNodeName = try reader.value(.nodeName, Self.nodeName)
         origins = reader.origins
 

@@ -12,6 +12,7 @@ extension ServeSettings {
         configuration.channelsPort = channelsPort
         configuration.devicePort = devicePort
         configuration.plaintext = plaintext
+        configuration.allowFaults = allowFaults
         configuration.environment = environment
         configuration.tlsCertificatePath = tlsCertificate
         configuration.tlsKeyPath = tlsKey

@@ -53,6 +53,7 @@ extension ServeSettings {
         case .idleTimeout: String(idleTimeout)
         case .deviceRateLimit: deviceRateLimit == deviceRateLimit.rounded() ? String(Int(deviceRateLimit)) : String(deviceRateLimit)
         case .quiet: String(quiet)
+        case .allowFaults: String(allowFaults)
         case .nodeName: nodeName
         }
     }

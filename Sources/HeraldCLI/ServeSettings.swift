@@ -39,6 +39,8 @@ struct ServeSettings: Sendable, Equatable {
     var deviceRateLimit = 2000.0
     /// Do not print the quick start.
     var quiet = false
+    /// Honour fault rules in production (docs/faults.md).
+    var allowFaults = false
     /// What the cluster calls this node; nil (the default) for ``nodeName``'s host name and provider port.
     var givenNodeName: String?
     /// The machine's host name, for the default node name.

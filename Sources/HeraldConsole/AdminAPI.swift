@@ -21,6 +21,7 @@ struct AdminAPI: Sendable {
     let keys: ConsoleKeys
     /// The provider API's cache of keys, devices and policies, told of changes made here.
     let directory: Directory
+    let faults: ConsoleFaults
 
     func register(on router: Router<BasicRequestContext>) {
         let group = router.group("v1").add(middleware: ConsoleAPIGate(auth: auth))
@@ -29,6 +30,7 @@ struct AdminAPI: Sendable {
         validators.register(on: group)
         sender.register(on: group)
         keys.register(on: group)
+        faults.register(on: group)
         DeliveryLog(store: store).register(on: group)
         ConsoleLiveActivities(store: store, hub: hub, environment: sender.environment).register(on: group)
         group.get("notifications/:id") { _, context in try await notification(context.parameters.get("id") ?? "") }

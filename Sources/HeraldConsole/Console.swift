@@ -35,7 +35,8 @@ public enum Console {
             keys: ConsoleKeys(
                 store: parts.store, directory: parts.directory, retirements: parts.retirements, environment: configuration.environment,
                 clock: parts.clock),
-            directory: parts.directory
+            directory: parts.directory,
+            faults: ConsoleFaults(store: parts.store, faults: parts.faults, clock: parts.clock)
         )
         let relay = DeviceLinkRelay(
             devicePort: parts.devicePort, host: configuration.host,

@@ -109,6 +109,8 @@ public final class Gateway: Sendable {
             }
         )
         let recorder = DeliveryRecorder(store: store, clock: clock, interval: configuration.deliveryRecordInterval, logger: logger)
+        let faults = FaultRules(store: store, enabled: configuration.honoursFaults, clock: clock, logger: logger)
+        try await faults.start(at: clock.now())
         let processor = ProviderRequestProcessor(
             configuration: configuration,
             directory: directory,
@@ -117,6 +119,8 @@ public final class Gateway: Sendable {
             hub: hub,
             clock: clock,
             metrics: metrics,
+            faults: faults,
+            events: events,
             logger: logger
         )
         let provider = try await ListenError.naming(
@@ -150,7 +154,7 @@ public final class Gateway: Sendable {
                 try makeConsole(
                     GatewayParts(
                         configuration: configuration, store: store, dataDirectory: dataDirectory, clock: clock, logger: logger, metrics: metrics,
-                        readiness: readiness, hub: hub, events: events, directory: directory, retirements: retirements,
+                        readiness: readiness, hub: hub, events: events, directory: directory, retirements: retirements, faults: faults,
                         tokenInspector: ProviderTokenInspector(directory: directory, environment: configuration.environment), adminToken: adminToken,
                         providerPort: provider.port, trustRootsPath: configuration.tlsCertificatePath ?? authority.caCertificatePath,
                         devicePort: devicePort.futureResult,
@@ -187,7 +191,7 @@ public final class Gateway: Sendable {
         var services =
             clusterServices + [
                 .init(service: StoreMaintenance(store: store, interval: .milliseconds(200), logger: logger)),
-                .init(service: writer), .init(service: recorder), .init(service: retirements),
+                .init(service: writer), .init(service: recorder), .init(service: retirements), .init(service: faults),
             ]
         if let consoleService {
             services.append(

@@ -21,6 +21,11 @@ public struct GatewayConfiguration: Sendable {
     public var plaintext = false
     /// The environment this gateway plays: development adds `apns-unique-id` to responses.
     public var environment = APNsEnvironment.development
+    /// `serve --allow-faults`: honour fault rules in production too (development always does; docs/faults.md).
+    public var allowFaults = false
+
+    /// Whether this gateway applies fault rules: in development, or in production when allowed.
+    public var honoursFaults: Bool { environment == .development || allowFaults }
     /// PEM files for the server certificate and key; nil uses the local CA's under `DATA_DIR/tls/`.
     public var tlsCertificatePath: String?
     public var tlsKeyPath: String?

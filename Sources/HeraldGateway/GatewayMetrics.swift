@@ -50,6 +50,14 @@ public final class GatewayMetrics: Sendable {
         )
     }
 
+    private static var faultsAppliedName: MetricNameDescriptor {
+        MetricNameDescriptor(
+            namespace: "herald", metricName: "faults_applied", unitName: "total",
+            helpText:
+                "Provider requests a fault rule took (docs/faults.md), by action: answer, delay, reset, goaway, close, stall, drop. Their answers are also counted with the others."
+        )
+    }
+
     /// From a quarter millisecond (an uncontended answer) to a second (something is badly wrong).
     private static let durationBuckets: [Duration] = [
         .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5),
@@ -130,6 +138,11 @@ public final class GatewayMetrics: Sendable {
     /// The gateway cut a provider connection off: `handshake_timeout`, `unused`, `stalled`, or the HTTP/2 error's type.
     func providerConnectionClosed(_ reason: String) {
         registry.makeCounter(descriptor: Self.providerClosedName, labels: [("reason", reason)]).increment()
+    }
+
+    /// A fault rule took a request.
+    func faultApplied(_ action: String) {
+        registry.makeCounter(descriptor: Self.faultsAppliedName, labels: [("action", action)]).increment()
     }
 
     func deviceLinkClosed(_ kind: DeviceLinkStateMachine.Closing.Kind) {

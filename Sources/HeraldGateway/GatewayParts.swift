@@ -24,6 +24,8 @@ public struct GatewayParts: Sendable {
     public let directory: Directory
     /// Announces retired tokens: whatever retires one asks it to check.
     public let retirements: RetirementFeed
+    /// The fault rules the provider API applies (docs/faults.md).
+    public let faults: FaultRules
     /// Checks a provider token as the provider API does.
     public let tokenInspector: ProviderTokenInspector
     /// The bearer token of the admin API.

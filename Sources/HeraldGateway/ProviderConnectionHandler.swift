@@ -43,8 +43,11 @@ final class ProviderConnectionHandler: ChannelDuplexHandler, NIOScheduledCallbac
     /// The one timer, armed for `armedDeadline`.
     private var timer: NIOScheduledCallback?
     private var armedDeadline: NIODeadline?
-    /// Set once a connection error has closed the connection.
+    /// Set once a connection error has closed the connection, or a fault rule stalled it: nothing more is read or
+    /// answered.
     private var cutOff = false
+    /// A fault rule's GOAWAY: sent after this many more answers (docs/faults.md).
+    private var goAwayCountdown: (reason: APNsReason, remaining: Int)?
     private var streams: [UInt32: OpenStream] = [:]
     private var context: ChannelHandlerContext?
     private var reading = false
@@ -241,6 +244,35 @@ final class ProviderConnectionHandler: ChannelDuplexHandler, NIOScheduledCallbac
     }
 
     private func respond(_ id: UInt32, _ response: ProviderResponse) {
+        guard !cutOff else { return }  // stalled by a fault rule: nothing more is answered
+        switch response.connectionFault {
+        case .reset?:
+            reset(id, .internalError)
+            if !reading { scheduleFlush() }
+            return
+        case .close?:
+            flushIfNeeded()  // what was answered before goes out; then nothing more
+            context?.close(promise: nil)
+            return
+        case .stall?:
+            cutOff = true
+            return
+        case .goAway(let reason, let after)?:
+            goAwayCountdown = (reason, after)
+        case nil:
+            if var countdown = goAwayCountdown {
+                countdown.remaining -= 1
+                goAwayCountdown = countdown
+            }
+        }
+        answer(id, response)
+        if let countdown = goAwayCountdown, countdown.remaining <= 0 {
+            goAwayCountdown = nil
+            connection.startDraining(countdown.reason)
+        }
+    }
+
+    private func answer(_ id: UInt32, _ response: ProviderResponse) {
         guard let context, let stream = streams.removeValue(forKey: id) else { return }  // reset meanwhile
         let waiting = http2.answersWaitingForWindow
         http2.respond(stream: id, status: response.status, fields: response.fields, body: response.body(allocator: context.channel.allocator))

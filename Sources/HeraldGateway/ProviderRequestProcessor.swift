@@ -54,8 +54,11 @@ final class ProviderRequestProcessor: Sendable {
     let writer: NotificationWriter
     private let hub: DeviceHub
     let clock: any WallClock
-    private let metrics: GatewayMetrics
+    let metrics: GatewayMetrics
     private let logger: Logger
+    /// Scripted failures (docs/faults.md), and the event stream that hears of them.
+    let faults: FaultRules
+    let events: DeliveryEvents
 
     init(
         configuration: GatewayConfiguration,
@@ -65,8 +68,12 @@ final class ProviderRequestProcessor: Sendable {
         hub: DeviceHub,
         clock: any WallClock,
         metrics: GatewayMetrics,
+        faults: FaultRules,
+        events: DeliveryEvents,
         logger: Logger
     ) {
+        self.faults = faults
+        self.events = events
         self.configuration = configuration
         self.directory = directory
         self.store = store
@@ -106,6 +113,9 @@ final class ProviderRequestProcessor: Sendable {
         case .answer(let response):
             finish(response)
         case .store(let notification):
+            if let rule = faults.take(notification, headers: request.headers, now: clock.now()) {
+                return applyFault(rule, to: notification, apnsID: apnsID, eventLoop: eventLoop, finish: finish)
+            }
             // The answer captures only the ids: capturing the notification would copy it.
             let uniqueID = configuration.environment == .development ? notification.uniqueID : nil
             writer.submit(notification, on: eventLoop) { failure in

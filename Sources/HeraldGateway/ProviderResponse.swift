@@ -12,6 +12,20 @@ struct ProviderResponse: Sendable {
     var timestamp: Int64?
     /// An answer to a broadcast, whose id (``apnsID``) is its `apns-request-id`.
     var answersBroadcast = false
+    /// What a fault rule does to the connection instead of this answer (or, for GOAWAY, after it).
+    var connectionFault: ConnectionFault?
+
+    /// A fault rule's doing to a provider connection (docs/faults.md).
+    enum ConnectionFault: Equatable {
+        /// RST_STREAM INTERNAL_ERROR instead of the answer.
+        case reset
+        /// The connection closed at once, without GOAWAY.
+        case close
+        /// Nothing more answered or read on the connection.
+        case stall
+        /// The answer, then GOAWAY `reason` after `after` more answers.
+        case goAway(APNsReason, after: Int)
+    }
 
     var status: Int { rejection?.reason.status ?? 200 }
 

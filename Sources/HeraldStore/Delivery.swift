@@ -46,6 +46,8 @@ public struct DiscardReason: RawRepresentable, Sendable, Hashable, CustomStringC
     public static let unregistered = DiscardReason(rawValue: "unregistered")
     /// The `all` policy's cap was reached; the oldest kept notification made room.
     public static let overflow = DiscardReason(rawValue: "overflow")
+    /// A fault rule took the request: it was answered as the rule says and never delivered (docs/faults.md).
+    public static let faulted = DiscardReason(rawValue: "faulted")
 
     public var description: String { rawValue }
 }

@@ -188,6 +188,19 @@ public final class SQLiteStore: Store {
                     CREATE INDEX channel_subscription_channel ON channel_subscription(channel_id);
                     """)
         }
+        migrator.registerMigration("v8: fault rules") { db in
+            // A rule is kept as the JSON the admin API speaks (FaultRule+JSON).
+            try db.execute(
+                sql: """
+                    CREATE TABLE fault_rule (
+                        id TEXT PRIMARY KEY,
+                        rule TEXT NOT NULL,
+                        created_at DOUBLE NOT NULL,
+                        expires_at DOUBLE NOT NULL,
+                        persistent INTEGER NOT NULL
+                    );
+                    """)
+        }
         return migrator
     }
 

@@ -97,6 +97,9 @@ public protocol Store: Sendable {
     /// Records the person's response to the notification `uniqueID` delivered to `deviceID` (a later one replaces
     /// it); false when no such notification went to that device.
     func recordResponse(_ response: NotificationResponse, uniqueID: UUID, deviceID: String) async throws(StoreError) -> Bool
+    /// Marks the notification `uniqueID` as taken by a fault rule (docs/faults.md): its delivery log entry says
+    /// `summary` (``FaultRule/summary``).
+    func recordFault(_ summary: String, uniqueID: UUID, at date: Date) async throws(StoreError)
     /// The latest notification with this `apns-id` or `apns-unique-id`.
     func notification(id: UUID) async throws(StoreError) -> StoredNotification?
     /// A page of the delivery log: the notifications `query` matches whose ids are below `id` (every one when nil),
@@ -106,6 +109,18 @@ public protocol Store: Sendable {
     /// indexes only; a million notifications answer in milliseconds).
     func notifications(matching query: NotificationQuery, before id: Int64?, limit: Int) async throws(StoreError) -> [StoredNotification]
     func notificationCount() async throws(StoreError) -> Int
+
+    // Fault rules (docs/faults.md)
+
+    /// Adds a rule, or replaces the one with its id.
+    func saveFaultRule(_ rule: FaultRule) async throws(StoreError)
+    /// The rules not expired at `now`, oldest first.
+    func faultRules(at now: Date) async throws(StoreError) -> [FaultRule]
+    /// Removes a rule; false when there is none with this id.
+    func removeFaultRule(id: String) async throws(StoreError) -> Bool
+    /// Removes every rule (`keepingPersistent`: those not marked persistent, as a gateway's start does, and those
+    /// expired); how many went.
+    func removeFaultRules(keepingPersistent: Bool, now: Date) async throws(StoreError) -> Int
 
     /// Housekeeping the gateway runs every few hundred milliseconds, off the path of requests
     /// (SQLite: checkpoint the write-ahead log, so commits never stall doing it).

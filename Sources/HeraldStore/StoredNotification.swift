@@ -89,10 +89,12 @@ public struct StoredNotification: Sendable, Hashable {
 }
 
 /// A person's response to a delivered notification, as the device reported it; or the device's word that it dropped
-/// it (``droppedByDevice``, with the reason in ``text``).
+/// it (``droppedByDevice``, with the reason in ``text``); or the gateway's, that a fault rule took it (``faulted``).
 public struct NotificationResponse: Sendable, Hashable {
     /// The ``action`` of a notification the device received and dropped, as iOS drops some Live Activity pushes.
     public static let droppedByDevice = "herald.dropped"
+    /// The ``action`` of a request a fault rule took (docs/faults.md), with what the rule did in ``text``.
+    public static let faulted = "herald.faulted"
 
     /// The action's identifier: one of the category's, or UNNotificationDefaultActionIdentifier (opened) or
     /// UNNotificationDismissActionIdentifier (dismissed).

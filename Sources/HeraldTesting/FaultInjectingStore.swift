@@ -152,4 +152,13 @@ public final class FaultInjectingStore: Store {
     }
     public func notificationCount() async throws(StoreError) -> Int { try await base.notificationCount() }
     public func maintain() async throws(StoreError) { try await base.maintain() }
+    public func recordFault(_ summary: String, uniqueID: UUID, at date: Date) async throws(StoreError) {
+        try await base.recordFault(summary, uniqueID: uniqueID, at: date)
+    }
+    public func saveFaultRule(_ rule: FaultRule) async throws(StoreError) { try await base.saveFaultRule(rule) }
+    public func faultRules(at now: Date) async throws(StoreError) -> [FaultRule] { try await base.faultRules(at: now) }
+    public func removeFaultRule(id: String) async throws(StoreError) -> Bool { try await base.removeFaultRule(id: id) }
+    public func removeFaultRules(keepingPersistent: Bool, now: Date) async throws(StoreError) -> Int {
+        try await base.removeFaultRules(keepingPersistent: keepingPersistent, now: now)
+    }
 }

@@ -15,7 +15,7 @@ import Testing
 public enum StoreConformance {
     public enum Behaviour: String, CaseIterable, Sendable, CustomStringConvertible {
         case keysRoundTrip, devicesRoundTrip, retirements, notificationsRoundTrip, registrations, offlinePolicies, deliveryStates, responses,
-            deliveryLog, broadcastChannels, tokenKinds, channelSubscriptions
+            deliveryLog, broadcastChannels, tokenKinds, channelSubscriptions, faultRules
 
         public var description: String { rawValue }
 
@@ -34,6 +34,7 @@ public enum StoreConformance {
             case .broadcastChannels: try await StoreConformance.broadcastChannels(store)
             case .tokenKinds: try await StoreConformance.tokenKinds(store)
             case .channelSubscriptions: try await StoreConformance.channelSubscriptions(store)
+            case .faultRules: try await StoreConformance.faultRules(store)
             }
         }
     }

@@ -57,6 +57,28 @@ public enum JSONValue: Hashable, Sendable {
         return nil
     }
 
+    /// The value a JSON pointer (RFC 6901) names: `""` is the whole document, `/aps/alert/title` a member of a member,
+    /// `/items/0` an array's first element (`~1` stands for `/` in a name, `~0` for `~`); nil when there is none.
+    public func value(at pointer: String) -> JSONValue? {
+        guard !pointer.isEmpty else { return self }
+        guard pointer.hasPrefix("/") else { return nil }
+        var current = self
+        for token in pointer.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
+            let name = token.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+            switch current {
+            case .object(let members):
+                guard let member = members[name] else { return nil }
+                current = member
+            case .array(let elements):
+                guard let index = Int(name), name == String(index), elements.indices.contains(index) else { return nil }
+                current = elements[index]
+            default:
+                return nil
+            }
+        }
+        return current
+    }
+
     public var stringValue: String? {
         if case .string(let value) = self { return value }
         return nil

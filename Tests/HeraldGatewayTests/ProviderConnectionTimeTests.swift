@@ -41,7 +41,9 @@ import Testing
             )
             let processor = ProviderRequestProcessor(
                 configuration: configuration, directory: Directory(store: store, configuration: configuration), store: store,
-                writer: writer, hub: DeviceHub(), clock: SystemWallClock(), metrics: metrics, logger: logger
+                writer: writer, hub: DeviceHub(), clock: SystemWallClock(), metrics: metrics,
+                faults: FaultRules(store: store, enabled: false, clock: SystemWallClock(), logger: logger), events: DeliveryEvents(),
+                logger: logger
             )
             channel = NIOAsyncTestingChannel()
             let (channel, settings) = (self.channel, configuration)

@@ -62,12 +62,25 @@ public final class DeliveryEvents: Sendable {
     /// device) or discarded (apns-expiration 0 for an offline device) when it was.
     static func committed(_ batch: [StoredNotification]) -> [JSONValue] {
         var events: [JSONValue] = []
-        for notification in batch {
+        // A request a fault rule took has its own event (``faulted(_:rule:)``), sent when the rule took it.
+        for notification in batch where notification.delivery.discardReason != .faulted {
             events.append(accepted(notification))
             if notification.delivery.storedAt != nil, let stored = step("stored", of: notification) { events.append(stored) }
             if notification.delivery.state == .discarded, let discarded = step("discarded", of: notification) { events.append(discarded) }
         }
         return events
+    }
+
+    /// A request a fault rule took: `{"event":"faulted","rule":…,"action":…,"detail":…}` with the notification's
+    /// fields; `state` says whether it will still be delivered (`pending`) or never (`discarded`).
+    static func faulted(_ notification: StoredNotification, rule: FaultRule) -> JSONValue {
+        var fields = about(notification)
+        fields["event"] = .string("faulted")
+        fields["at"] = .string(DeliveryTimeline.timestamp(notification.receivedAt))
+        fields["rule"] = .string(rule.id)
+        fields["action"] = .string(rule.actionKind)
+        fields["detail"] = .string(rule.summary)
+        return .object(fields)
     }
 
     static func accepted(_ notification: StoredNotification) -> JSONValue {

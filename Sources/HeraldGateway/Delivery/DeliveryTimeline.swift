@@ -37,8 +37,18 @@ public enum DeliveryTimeline {
     }
 
     /// The steps so far, oldest first: accepted; stored (and why); delivered; discarded (and why); what the person did.
+    /// A request a fault rule took has its own: `faulted`, alone when the rule answered for it.
     public static func events(of notification: StoredNotification) -> [JSONValue] {
         let delivery = notification.delivery
+        // A request a fault rule took and answered for it (docs/faults.md): its one step says what the rule did.
+        if delivery.discardReason == .faulted {
+            let summary = notification.response.flatMap { $0.action == NotificationResponse.faulted ? $0.text : nil } ?? "a fault rule took it"
+            return [
+                step(
+                    "faulted", notification.receivedAt, reason: "fault",
+                    detail: "Taken by a fault rule: \(summary). Never delivered.", extra: ["text": .string(summary)])
+            ]
+        }
         var events = [step("accepted", notification.receivedAt, detail: "Accepted: answered 200 to the provider and committed to the store.")]
         if let storedAt = delivery.storedAt {
             events.append(stored(notification, at: storedAt))
@@ -132,6 +142,12 @@ public enum DeliveryTimeline {
 
     /// What the person did, as the device reported it.
     private static func responded(_ response: NotificationResponse) -> JSONValue {
+        if response.action == NotificationResponse.faulted {
+            let summary = response.text ?? "a fault rule took it"
+            return step(
+                "faulted", response.at, reason: "fault", detail: "Taken by a fault rule: \(summary); then handled as usual.",
+                extra: ["text": .string(summary)])
+        }
         if response.action == NotificationResponse.droppedByDevice {
             let why = response.text ?? "no reason given"
             return step(
