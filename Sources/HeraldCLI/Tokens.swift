@@ -7,7 +7,7 @@ import HeraldWire
 struct Tokens: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Issue and retire device tokens.",
-        subcommands: [Issue.self, Retire.self]
+        subcommands: [Issue.self, Retire.self, Reinstall.self]
     )
 
     struct Issue: AsyncParsableCommand {
@@ -69,12 +69,15 @@ struct Tokens: AsyncParsableCommand {
         @Option(help: "unregistered (the app was removed) or expired (the token was replaced).")
         var reason = Reason.unregistered
 
+        @Option(help: "When the token stopped being valid, in milliseconds since 1970: the 410's timestamp. (default: now)")
+        var timestamp: Int64?
+
         func run() async throws {
             guard let token = DeviceToken(hex: device) else {
                 throw ValidationError("--device must be a device token in hex, like the one `herald tokens issue` prints")
             }
             let retirement: DeviceRecord.Retirement = reason == .expired ? .expired : .unregistered
-            let now = Date()
+            let now = try Tokens.date(milliseconds: timestamp)
             let record = try await store.withStore(creating: false) { store, name in
                 guard let record = try await store.retire(token, as: retirement, at: now) else {
                     throw ValidationError("no device \(token.redacted) in \(name)")
@@ -87,5 +90,50 @@ struct Tokens: AsyncParsableCommand {
                 print("\(token.redacted) was already retired (\(record.retirement?.rawValue ?? "unregistered"))")
             }
         }
+    }
+
+    /// The app was deleted and installed again on a virtual device: its old token is retired (410 `Unregistered` with
+    /// the timestamp from then on) and the new one printed, as APNs gives a reinstalled app a new token.
+    struct Reinstall: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Reinstall the app of a virtual device's token: retire the token (410 Unregistered) and print its new one.")
+
+        @OptionGroup var store: StoreOption
+
+        @Option(help: "The device token (hex) of a virtual device, from `herald tokens issue`.")
+        var device: String
+
+        @Option(help: "When the app was removed, in milliseconds since 1970: the old token's 410 timestamp. (default: now)")
+        var timestamp: Int64?
+
+        func run() async throws {
+            guard let token = DeviceToken(hex: device) else {
+                throw ValidationError("--device must be a device token in hex, like the one `herald tokens issue` prints")
+            }
+            let removedAt = try Tokens.date(milliseconds: timestamp)
+            let fresh = try await store.withStore(creating: false) { store, name in
+                guard let record = try await store.device(token) else { throw ValidationError("no device \(token.redacted) in \(name)") }
+                guard record.owner == nil else {
+                    throw ValidationError(
+                        "\(token.redacted) belongs to a linked device: its app gets a new token when it registers again on that device")
+                }
+                guard record.retiredAt == nil else {
+                    throw ValidationError("\(token.redacted) was already retired; issue a new token with `herald tokens issue`")
+                }
+                _ = try await store.retire(token, as: .unregistered, at: removedAt)
+                return try await store.issueVirtualToken(bundleID: record.topic, environment: record.environment, at: Date())
+            }
+            print(fresh.token.hex)
+        }
+    }
+
+    /// `--timestamp` as a date: milliseconds since 1970, not in the future; now when not given.
+    static func date(milliseconds: Int64?) throws -> Date {
+        guard let milliseconds else { return Date() }
+        let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+        guard milliseconds >= 0, date <= Date().addingTimeInterval(60) else {
+            throw ValidationError("--timestamp is milliseconds since 1970, not in the future (now is \(Int64(Date().timeIntervalSince1970 * 1000)))")
+        }
+        return date
     }
 }
