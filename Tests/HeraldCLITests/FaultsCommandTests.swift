@@ -12,14 +12,18 @@ import Testing
     @Test func addListRemoveAndClear() async throws {
         let data = CommandRunTests.temporaryDirectory()
         let added = try await CommandRunTests.run(
-            ["faults", "add", "--data-dir", data, "--token", "AB12", "--payload-has", "/aps/badge=3", "--count", "2", "--status", "410",
-             "--timestamp", "1700000000000", "--expires", "120"])
+            [
+                "faults", "add", "--data-dir", data, "--token", "AB12", "--payload-has", "/aps/badge=3", "--count", "2", "--status", "410",
+                "--timestamp", "1700000000000", "--expires", "120",
+            ])
         #expect(added.status == 0, "\(added.error)")
         let id = added.output.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(id.hasPrefix("f") && id.count == 9)
         let shared = try await CommandRunTests.run(
-            ["faults", "add", "--data-dir", data, "--topic", "com.example.app", "--share", "25", "--seed", "7", "--goaway", "Shutdown",
-             "--goaway-after", "3", "--persistent", "--json"])
+            [
+                "faults", "add", "--data-dir", data, "--topic", "com.example.app", "--share", "25", "--seed", "7", "--goaway", "Shutdown",
+                "--goaway-after", "3", "--persistent", "--json",
+            ])
         let rule = try JSONValue.parse(Data(shared.output.utf8))
         #expect(rule["share"] == .number(25) && rule["seed"] == .integer(7) && rule["persistent"] == .bool(true))
         #expect(rule["action"] == .object(["kind": .string("goaway"), "reason": .string("Shutdown"), "after": .integer(3)]))
