@@ -95,12 +95,29 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("node-name"), help: "What the cluster calls this node. (default: the host name and the provider port, HOST:PORT)")
     var nodeName: String?
 
+    @Flag(help: "A test gateway: its data in a new temporary directory, removed at exit; ports not given are any free ones.")
+    var ephemeral = false
+
+    @Option(help: "Keys, tokens, storage policies and fault rules to start with: a JSON file (docs/ci.md).")
+    var fixture: String?
+
+    @Option(help: "Once listening, write the ports, the CA, the admin token and the fixture's keys and tokens to this JSON file.")
+    var readyFile: String?
+
     /// How long a commit waits while another process (a CLI command) holds the database: then the providers
     /// waiting for it get 503 ServiceUnavailable, never a request that hangs for GRDB's default 10 s.
     static let storeBusyTimeout: Duration = .seconds(1)
 
     func validate() throws {
         let settings = try settings()
+        if ephemeral, settings.origin(of: .dataDirectory) != .builtInDefault {
+            throw ValidationError(
+                "--ephemeral makes its own temporary data directory; drop \(settings.origin(of: .dataDirectory).subject(.dataDirectory))")
+        }
+        if ephemeral, StoreLocation(settings.store).text != "sqlite" {
+            throw ValidationError(
+                "--ephemeral keeps its data in a temporary directory's SQLite file; drop \(settings.origin(of: .store).subject(.store))")
+        }
         let store = StoreLocation(settings.store)
         if store.isPostgres {
             do throws(StoreError) {
@@ -112,11 +129,17 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let settings = try settings()
+        var settings = try settings()
         if printConfig {
             printNow(settings.report(environment: Self.environmentVariables))
             return
         }
+        var temporary: String?
+        if ephemeral {
+            temporary = try settings.makeEphemeral()
+        }
+        defer { if let temporary { try? FileManager.default.removeItem(atPath: temporary) } }
+        let fixture = try self.fixture.map { try ServeFixture(path: $0, environment: settings.environment) }
         let logger = Logger(label: "herald")
         if let raised = OpenFileLimit.raiseToHard() {
             logger.info(
@@ -130,7 +153,9 @@ struct Serve: AsyncParsableCommand {
         let opened = try await StoreLocation(settings.store).open(
             in: directory, nodeID: UUID().uuidString, busyTimeout: Self.storeBusyTimeout, logger: logger)
         do {
-            try await serve(store: opened.store, settings: settings, directory: directory, logger: logger)
+            var fixture = fixture
+            try await fixture?.apply(to: opened.store, keyDirectory: URL(fileURLWithPath: directory.path).appendingPathComponent("fixture"))
+            try await serve(store: opened.store, settings: settings, directory: directory, fixture: fixture, logger: logger)
             await opened.close()
         } catch {
             await opened.close()
@@ -138,13 +163,19 @@ struct Serve: AsyncParsableCommand {
         }
     }
 
-    private func serve(store: any Store, settings: ServeSettings, directory: DataDirectory, logger: Logger) async throws {
+    private func serve(
+        store: any Store, settings: ServeSettings, directory: DataDirectory, fixture: ServeFixture?, logger: Logger
+    ) async throws {
         let configuration = settings.gatewayConfiguration
         let gateway = try await Gateway.start(
             configuration: configuration, store: store, dataDirectory: directory, console: Console.service, logger: logger)
         let quickStart = settings.quiet ? nil : try await QuickStart.prepare(directory: directory, store: store, environment: settings.environment)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await gateway.run() }
+            if let readyFile {
+                try await ReadyFile.write(
+                    to: readyFile, gateway: gateway, configuration: configuration, directory: directory, ephemeral: ephemeral, fixture: fixture)
+            }
             if let quickStart {
                 let consolePort = try await gateway.consolePort()
                 let devicePort = try await gateway.devicePort()

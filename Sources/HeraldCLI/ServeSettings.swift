@@ -1,3 +1,5 @@
+import ArgumentParser
+import Foundation
 import HeraldStore
 import HeraldWire
 
@@ -56,6 +58,26 @@ struct ServeSettings: Sendable, Equatable {
     var nodeName: String { givenNodeName ?? "\(hostName):\(providerPort)" }
 
     var dataDirectoryLayout: DataDirectory { DataDirectory(path: dataDirectory) }
+
+    /// `serve --ephemeral`: a new temporary data directory (returned, for its removal at exit), and any free port for
+    /// each port not set.
+    mutating func makeEphemeral() throws -> String {
+        let template = FileManager.default.temporaryDirectory.appendingPathComponent("herald-ephemeral-XXXXXX").path
+        var bytes = Array(template.utf8CString)
+        guard let made = mkdtemp(&bytes) else {
+            throw ValidationError("--ephemeral cannot make a temporary directory in \(FileManager.default.temporaryDirectory.path)")
+        }
+        dataDirectory = String(cString: made)
+        for key in [ServeSettingKey.providerPort, .devicePort, .consolePort, .channelsPort] where origin(of: key) == .builtInDefault {
+            switch key {
+            case .providerPort: providerPort = 0
+            case .devicePort: devicePort = 0
+            case .consolePort: consolePort = 0
+            default: channelsPort = 0
+            }
+        }
+        return dataDirectory
+    }
 
     /// Where the value of `key` came from.
     func origin(of key: ServeSettingKey) -> ServeSettingOrigin {

@@ -84,7 +84,13 @@ struct AdminAPI: Sendable {
         guard let notification = try await store.notification(id: uuid) else {
             return Self.error(.notFound, "NotFound", "no notification with this apns-id or apns-unique-id")
         }
-        return Self.json(.ok, try await DeliveryLog.timeline(of: notification, store: store))
+        // One notification's answer carries its payload too (as JSON; as text when it is not JSON), for scripts such as
+        // `herald expect --payload-has`; the log's pages do not.
+        guard case .object(var fields) = try await DeliveryLog.timeline(of: notification, store: store) else {
+            return Self.json(.ok, try await DeliveryLog.timeline(of: notification, store: store))
+        }
+        fields["payload"] = (try? JSONValue.parse(notification.payload)) ?? .string(String(decoding: notification.payload, as: UTF8.self))
+        return Self.json(.ok, .object(fields))
     }
 
     private func devices() async throws -> Response {
