@@ -8,7 +8,9 @@ cd "$(dirname "$0")/.."
 # console's and the device's pages in a real browser (Tests/Browser); postgresql is the server the PostgreSQL store's
 # tests run against (a throwaway one, below); nodejs checks the pages' scripts parse; nghttp2-server's nghttpd is the
 # reference HTTP/2 server the provider client is tested against (NghttpdInteropTests).
-packages=(libsqlite3-dev zlib1g-dev dbus-daemon chromium chromium-driver python3-selenium curl postgresql nodejs nghttp2-server)
+# python3-venv makes the environments the third-party APNs clients from PyPI are installed in (Tests/Clients).
+packages=(libsqlite3-dev zlib1g-dev dbus-daemon chromium chromium-driver python3-selenium curl postgresql nodejs nghttp2-server
+  python3-venv)
 missing=()
 for package in "${packages[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
@@ -67,4 +69,18 @@ timeout 300 /usr/bin/python3 Tests/Browser/keys_and_devices_test.py "$herald"
 timeout 300 /usr/bin/python3 Tests/Browser/log_test.py "$herald"
 timeout 300 /usr/bin/python3 Tests/Browser/notification_center_test.py "$herald"
 timeout 300 /usr/bin/python3 Tests/Browser/live_activity_test.py "$herald"
+# Widely used APNs clients from PyPI against `herald serve --ephemeral` with fault rules (docs/clients.md): each sees
+# a 200, an injected 410 and 429 as its own result or error type. Their virtual environments are kept in .build, made
+# again when a requirements file changes.
+phase "third-party clients"
+clients() { # clients NAME REQUIREMENTS: the environment's python, made or reused
+  local dir=".build/python-clients/$1" sum
+  sum=$(sha256sum "$2" | cut -c1-16)
+  if [ ! -x "$dir/bin/python" ] || [ "$(cat "$dir/requirements.sum" 2>/dev/null)" != "$sum" ]; then
+    rm -rf "$dir" && /usr/bin/python3 -m venv "$dir" && "$dir/bin/pip" install -q -r "$2" && echo "$sum" >"$dir/requirements.sum"
+  fi
+  echo "$dir/bin/python"
+}
+timeout 300 "$(clients apns Tests/Clients/requirements.txt)" Tests/Clients/python_clients_test.py "$herald"
+timeout 300 "$(clients django Tests/Clients/requirements-django.txt)" Tests/Clients/python_clients_test.py "$herald" django-push-notifications
 phase "done"

@@ -123,6 +123,12 @@ public enum PayloadCheck {
     private static func readAPS(_ parser: inout JSONParser) throws -> APS {
         var aps = APS()
         while let key = try parser.nextMember() {
+            // A member sent as null counts as absent: APNs takes `"badge": null` (clients such as
+            // django-push-notifications send every key they have, null or not).
+            if parser.peek() == UInt8(ascii: "n") {
+                try parser.skipValue()
+                continue
+            }
             switch key {
             case "alert":
                 aps.hasAlert = true
@@ -177,6 +183,10 @@ public enum PayloadCheck {
     private static func readAlert(_ parser: inout JSONParser) throws {
         guard try enterDictionaryUnlessString(&parser, "alert") else { return }
         while let key = try parser.nextMember() {
+            if parser.peek() == UInt8(ascii: "n") {
+                try parser.skipValue()  // null: absent, as in `aps`
+                continue
+            }
             switch key {
             case _ where key.hasSuffix("-args"):
                 let notStrings = Rejection(.badPayload, "\"alert.\(key)\" must be an array of strings")
@@ -197,6 +207,10 @@ public enum PayloadCheck {
     private static func readSound(_ parser: inout JSONParser) throws {
         guard try enterDictionaryUnlessString(&parser, "sound") else { return }
         while let key = try parser.nextMember() {
+            if parser.peek() == UInt8(ascii: "n") {
+                try parser.skipValue()  // null: absent, as in `aps`
+                continue
+            }
             switch key {
             case "critical":
                 guard let critical = try parser.parseValue().integerValue, critical == 0 || critical == 1 else {

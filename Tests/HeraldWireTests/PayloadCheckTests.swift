@@ -20,6 +20,15 @@ import Testing
         #expect(reason(#"{"mdm":"e3b0c442"}"#, .mdm) == nil)
     }
 
+    /// A member sent as null counts as absent, as APNs takes it: django-push-notifications sends `"badge": null`,
+    /// `"sound": null` and `"thread-id": null` whenever they are not set.
+    @Test func nullMembersAreAbsent() {
+        #expect(reason(#"{"aps":{"alert":"hi","badge":null,"sound":null,"thread-id":null}}"#) == nil)
+        #expect(reason(#"{"aps":{"alert":{"title":"T","body":null},"sound":{"name":"x","volume":null}}}"#) == nil)
+        #expect(reason(#"{"aps":{"content-available":1,"badge":null,"sound":null}}"#, .background) == nil, "null is no badge")
+        #expect(reason(#"{"aps":{"badge":"null"}}"#) == .badPayload, "the string is not null")
+    }
+
     @Test(arguments: [
         #"{"aps":{"badge":"x"}}"#, #"{"aps":{"alert":3}}"#, #"{"aps":"hello"}"#, #"{"aps":{"sound":{"volume":2}}}"#,
         #"{"aps":{"alert":{"title":5}}}"#, #"{"aps":{"interruption-level":"loud"}}"#, #"{"aps":{"relevance-score":3}}"#,
