@@ -203,9 +203,13 @@ struct Faults: AsyncParsableCommand {
         @Argument(help: "The rule's id, as `herald faults add` printed it.")
         var id: String
 
+        @Flag(help: "Say so as JSON: {\"removed\": ID}.")
+        var json = false
+
         func run() async throws {
             let removed = try await store.withStore(creating: false) { store, _ in try await store.removeFaultRule(id: id) }
             guard removed else { throw ValidationError("no fault rule \(id): `herald faults list` shows the rules in force") }
+            if json { print(String(decoding: JSONValue.object(["removed": .string(id)]).encoded(), as: UTF8.self)) }
         }
     }
 
@@ -214,11 +218,17 @@ struct Faults: AsyncParsableCommand {
 
         @OptionGroup var store: StoreOption
 
+        @Flag(help: "Say how many as JSON: {\"removed\": N}.")
+        var json = false
+
         func run() async throws {
             let removed = try await store.withStore(creating: false) { store, _ in
                 try await store.removeFaultRules(keepingPersistent: false, now: Date())
             }
-            print("removed \(removed) fault rule\(removed == 1 ? "" : "s")")
+            print(
+                json
+                    ? String(decoding: JSONValue.object(["removed": .integer(Int64(removed))]).encoded(), as: UTF8.self)
+                    : "removed \(removed) fault rule\(removed == 1 ? "" : "s")")
         }
     }
 }

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Widely used Python APNs clients from PyPI against a real `herald serve --ephemeral` (docs/clients.md).
+"""Widely used Python APNs clients from PyPI, and curl, against a real `herald serve --ephemeral` (docs/clients.md).
 
 Usage: python_clients_test.py HERALD_BINARY [CLIENT ...]
-       CLIENT: aioapns, kalyke, pyapns_client, django-push-notifications (default: the first three). Run with a Python
+       CLIENT: aioapns, kalyke, pyapns_client, curl, django-push-notifications (default: all but the last). Run with a Python
        that has them: scripts/test.sh makes two virtual environments (Tests/Clients/requirements*.txt), as
        django-push-notifications needs aioapns 3 and the others run on aioapns 4.
 
@@ -175,6 +175,26 @@ def django_push_notifications_client(ready, tokens, check):
           "django-push-notifications: the 410's device is marked inactive, the 429's is not")
 
 
+def curl_client(ready, tokens, check, herald):
+    # curl speaks HTTP/2 with --http2 over TLS; the provider token comes from `herald jwt`.
+    jwt = subprocess.run([herald, "jwt", "--p8", ready["keys"][0]["p8"], "--key-id", KEY, "--team-id", TEAM], check=True,
+                         capture_output=True, text=True).stdout.strip()
+
+    def send(token):
+        reply = subprocess.run(
+            ["curl", "-s", "--http2", "--cacert", ready["ca"], "-D", "-", "-H", f"authorization: bearer {jwt}", "-H", f"apns-topic: {TOPIC}",
+             "-d", '{"aps":{"alert":"hi"}}', f"{ready['provider']}/3/device/{token}"], capture_output=True, text=True, timeout=30).stdout
+        head, _, body = reply.partition("\n\n")  # text mode turned the head's CRLFs into newlines
+        return head, body
+
+    head, _ = send(tokens["ok"])
+    check(head.startswith("HTTP/2 200") and "apns-id:" in head, f"curl: accepted ({head.splitlines()[0] if head else 'no answer'})")
+    head, body = send(tokens["gone"])
+    check(head.startswith("HTTP/2 410") and json.loads(body) == {"reason": "Unregistered", "timestamp": TIMESTAMP}, f"curl: 410 {body}")
+    head, body = send(tokens["busy"])
+    check(head.startswith("HTTP/2 429") and json.loads(body) == {"reason": "TooManyRequests"}, f"curl: 429 {body}")
+
+
 def main():
     herald = os.path.abspath(sys.argv[1])
     work = tempfile.mkdtemp(prefix="herald-clients-")
@@ -184,13 +204,14 @@ def main():
         tokens = {token["name"]: token["token"] for token in ready["tokens"]}
         os.environ["SSL_CERT_FILE"] = ready["ca"]  # for django-push-notifications (the others are given the CA)
         clients = {"aioapns": aioapns_client, "kalyke": kalyke_client, "pyapns_client": pyapns_client,
-                   "django-push-notifications": django_push_notifications_client}
-        for name in sys.argv[2:] or ["aioapns", "kalyke", "pyapns_client"]:
+                   "django-push-notifications": django_push_notifications_client,
+                   "curl": lambda ready, tokens, check: curl_client(ready, tokens, check, herald)}
+        for name in sys.argv[2:] or ["aioapns", "kalyke", "pyapns_client", "curl"]:
             client = clients[name]
             try:
                 client(ready, tokens, check)
             except Exception as error:  # a client that cannot talk to Herald at all is a failure, said with its error
-                check(False, f"{client.__name__}: {type(error).__name__}: {error}")
+                check(False, f"{name}: {type(error).__name__}: {error}")
     finally:
         serve.terminate()
         serve.wait(timeout=20)
