@@ -10,3 +10,4 @@ herald="$(swift build --show-bin-path)/herald"
 /usr/bin/python3 Tests/Browser/log_test.py "$herald" docs/images
 /usr/bin/python3 Tests/Browser/notification_center_test.py "$herald" docs/images
 /usr/bin/python3 Tests/Browser/live_activity_test.py "$herald" docs/images
+/usr/bin/python3 Tests/Browser/faults_test.py "$herald" docs/images

@@ -50,6 +50,7 @@ struct ConsolePages: Sendable {
         "/dashboard": "metrics.html",
         "/keys": "keys.html",
         "/live-activities": "live-activities.html",
+        "/faults": "faults.html",
     ]
 
     /// `POST /sign-in` with the form fields `token` and `next`: the admin token gives a session cookie and a redirect

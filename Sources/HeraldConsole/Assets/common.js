@@ -10,6 +10,7 @@ const pages = [
   ["/log", "Delivery log"],
   ["/devices", "Devices & apps"],
   ["/live-activities", "Live Activities"],
+  ["/faults", "Faults"],
   ["/keys", "Keys & tokens"],
   ["/validators", "Validators"],
   ["/dashboard", "Metrics"],

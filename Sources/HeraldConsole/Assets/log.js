@@ -33,14 +33,18 @@ function summary(item) {
   const steps = item.timeline || [];
   const stored = steps.find((step) => step.event === "stored");
   const discarded = steps.find((step) => step.event === "discarded");
+  // A request a fault rule took: its step from a page, or the live `faulted` event itself.
+  const faulted = steps.find((step) => step.event === "faulted")?.text ?? (item.event === "faulted" ? item.detail : undefined);
   return {
-    logID: item.logID, apnsID: item.apnsID, uniqueID: item.uniqueID, deviceToken: item.deviceToken, topic: item.topic,
+    // A live `faulted` event comes before its commit, without a place in the log: it counts as the newest.
+    logID: item.logID ?? Number.MAX_SAFE_INTEGER, apnsID: item.apnsID, uniqueID: item.uniqueID, deviceToken: item.deviceToken, topic: item.topic,
     pushType: item.pushType, state: item.state, at: steps.length ? steps[0].at : item.at,
-    stored: stored ? stored.reason : undefined, reason: discarded ? discarded.reason : undefined,
+    stored: stored ? stored.reason : undefined, reason: discarded ? discarded.reason : undefined, faulted,
   };
 }
 
 function badge(row) {
+  if (row.faulted && row.state === "discarded") return el("span", { class: "badge bad", title: row.faulted, text: "faulted" });
   if (row.state === "delivered") return el("span", { class: "badge good", text: "delivered" });
   if (row.state === "discarded") {
     const text = row.reason === "coalesced" ? "replaced" : `discarded: ${row.reason || "?"}`;
@@ -229,6 +233,7 @@ function recheckToken(token, except) {
 older.addEventListener("click", load);
 followEvents({
   accepted,
+  faulted: (event) => (shown.has(event.uniqueID) ? changed(event, { faulted: event.detail }) : accepted(event)),
   stored: (event) => {
     changed(event, { stored: event.reason, state: event.state });
     recheckToken(event.deviceToken, event.uniqueID);
