@@ -5,6 +5,7 @@
 #   scripts/bench-faults.sh                          # 100,000 requests a run, 3 rounds
 #   REQUESTS=300000 ROUNDS=5 scripts/bench-faults.sh
 #   HERALD_BIN=.build/release scripts/bench-faults.sh   # a build of your own (default: builds release)
+#   MATCH=prefix scripts/bench-faults.sh             # the rules name a token prefix instead of a topic
 #
 # Goal (issue 42): under 5% lost at 1,000 rules, nothing measurable at 0 (0 rules is the gateway as it runs without
 # any: compare it with scripts/bench-gateway.sh's figure of the same day).
@@ -13,6 +14,7 @@ set -euo pipefail
 REQUESTS=${REQUESTS:-100000}
 ROUNDS=${ROUNDS:-3}
 COUNTS=(${COUNTS:-0 10 1000})
+MATCH=${MATCH:-topic}
 source "$(dirname "$0")/lib.sh"
 command -v h2load >/dev/null || { apt-get update -qq && apt-get install -y -qq nghttp2-client >/dev/null; }
 if [ -n "${HERALD_BIN:-}" ]; then
@@ -24,20 +26,23 @@ fi
 start_work bench-faults
 echo "machine: $(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1); herald from $herald"
 
-# One data directory per rule count, each with the same key and tokens; its rules are persistent (a gateway's start
-# removes the others) and match a topic no request has.
+# One data directory per rule count, each with its key and tokens; its rules are persistent (a gateway's start removes
+# the others) and match a topic no request has (or, MATCH=prefix, token prefixes of 6 digits, spread over the first
+# two digits as rules for many devices would be).
 for count in "${COUNTS[@]}"; do
   data="$work/data-$count"
   "$herald" keys create --data-dir "$data" --team-id BENCHTEAM1 --key-id BENCHKEY01 --out "$work/key-$count.p8" >/dev/null
   "$herald" tokens issue --data-dir "$data" --topic com.example.bench --count 50 > "$work/tokens-$count"
   if [ "$count" -gt 0 ]; then
-    python3 - "$data/herald.sqlite" "$count" <<'PY'
+    python3 - "$data/herald.sqlite" "$count" "$MATCH" <<'PY'
 import json, sqlite3, sys, time
-path, count = sys.argv[1], int(sys.argv[2])
+path, count, kind = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 db = sqlite3.connect(path)
 now = time.time()
 for i in range(count):
-    rule = {"id": f"fbench{i:04d}", "match": {"topic": f"com.example.nomatch{i}", "tokenPrefix": "ff"},
+    # Prefixes of 6 digits that no token of the load starts with (the load's tokens are random: one in 16 million).
+    match = {"topic": f"com.example.nomatch{i}"} if kind == "topic" else {"tokenPrefix": f"{i * 4099 % 65536:04x}ff"}
+    rule = {"id": f"fbench{i:04d}", "match": match,
             "action": {"kind": "answer", "status": 500}, "createdAt": now, "expiresAt": now + 86400, "persistent": True}
     db.execute("INSERT INTO fault_rule (id, rule, created_at, expires_at, persistent) VALUES (?, ?, ?, ?, 1)",
                (rule["id"], json.dumps(rule), now, now + 86400))

@@ -81,6 +81,36 @@ import Testing
         try await gateway.stop()
     }
 
+    @Test func aRuleMatchesItsPushTypeAndLastsUntilItExpires() async throws {
+        let gateway = try await TestGateway.start()
+        let token = try await gateway.issueToken()
+        try await Self.add(gateway, #"{"match":{"pushType":"background"},"expiresIn":1.5,"action":{"kind":"answer","status":500}}"#)
+        let connection = try await gateway.connect()
+        let background = APNsConnection.notificationHeaders(
+            token: token, topic: TestGateway.topic, jwt: gateway.defaultJWT, pushType: .background, priority: 5)
+        let body = Data(#"{"aps":{"content-available":1}}"#.utf8)
+        #expect(try await connection.send(headers: background, body: body).status == 500)
+        #expect(try await Self.send(connection, gateway, to: token).status == 200, "an alert push is not taken")
+        try await Task.sleep(for: .milliseconds(1600))
+        #expect(try await connection.send(headers: background, body: body).status == 200, "expired")
+        await connection.close()
+        try await gateway.stop()
+    }
+
+    /// A gateway's start removes the rules of the run before, unless they are persistent.
+    @Test func onlyPersistentRulesSurviveARestart() async throws {
+        let store = try SQLiteStore(path: TemporaryPath.make("herald-faults", suffix: ".sqlite"))
+        try await store.saveFaultRule(FaultRule(id: "ftransient", action: .answer(.internalServerError, timestamp: nil)))
+        try await store.saveFaultRule(FaultRule(id: "fkept", action: .answer(.serviceUnavailable, timestamp: nil), persistent: true))
+        let gateway = try await TestGateway.start(store: store)
+        #expect(try await store.faultRules(at: Date()).map(\.id) == ["fkept"])
+        let connection = try await gateway.connect()
+        let answer = try await Self.send(connection, gateway, to: try await gateway.issueToken())
+        #expect(answer.status == 503 && answer.reason == .serviceUnavailable)
+        await connection.close()
+        try await gateway.stop()
+    }
+
     /// A share takes the same requests on every run with the same seed.
     @Test func aSeededShareRepeats() async throws {
         func run() async throws -> [Int] {

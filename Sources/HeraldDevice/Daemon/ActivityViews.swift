@@ -13,6 +13,7 @@ final class ActivityViews: Sendable {
         var problems: [String] = []
     }
 
+    /// By app and extension: `BUNDLE_ID EXTENSION_ID`.
     private let running = Mutex<[String: HostedWidgetExtension]>([:])
     private let environment: @Sendable (String) -> [String: String]
     private let startBudget: Duration
@@ -51,7 +52,7 @@ final class ActivityViews: Sendable {
     /// Closes the extensions of `bundleID` (its last activity is gone).
     func close(bundleID: String) async {
         let closing = running.withLock { running in
-            let prefix = bundleID + "."
+            let prefix = bundleID + " "
             let keys = running.keys.filter { $0.hasPrefix(prefix) }
             defer { keys.forEach { running[$0] = nil } }
             return keys.compactMap { running[$0] }
@@ -70,7 +71,7 @@ final class ActivityViews: Sendable {
 
     /// The extension's running process, started when there is none (or the last one finished).
     private func hosted(_ manifest: ExtensionManifest, bundleID: String) throws(ExtensionFailure) -> HostedWidgetExtension {
-        let key = manifest.bundleIdentifier
+        let key = bundleID + " " + manifest.bundleIdentifier
         let (started, finished) = running.withLock { running -> (Result<HostedWidgetExtension, ExtensionFailure>, HostedWidgetExtension?) in
             let previous = running[key]
             if let previous, !previous.isFinished { return (.success(previous), nil) }
