@@ -20,7 +20,7 @@ if ! /usr/bin/python3 -c 'import httpx, h2' 2>/dev/null; then
 fi
 if [ -z "${HERALD_BIN:-}" ]; then
   (cd "$root" && swift build -c release --product herald >&2)
-  if [ -n "${WIDGET:-}" ]; then (cd "$root" && swift build -c release --product DeliveryWidget >&2); fi
+  if [ -n "${WIDGET:-}" ]; then for product in DeliveryApp DeliveryWidget; do (cd "$root" && swift build -c release --product "$product" >&2); done; fi
   HERALD_BIN="$root/.build/release"
 fi
 echo "machine: $(nproc) cores; herald from $HERALD_BIN"

@@ -62,21 +62,20 @@ package final class HostedWidgetExtension: Sendable {
             defer { state.nextNumber += 1 }
             return (state.nextNumber, state.drewOnce ? drawBudget : startBudget)
         }
-        let sent = !isFinished && piped.send(activity)
-        let answer: WidgetExtensionWire.Output? =
-            sent
-            ? await withCheckedContinuation { (continuation: CheckedContinuation<WidgetExtensionWire.Output?, Never>) in
-                let waiting = state.withLock { state in
-                    guard !state.finished else { return false }
-                    state.waiters.append(Waiter(number: number, activityID: activity.id, continuation: continuation))
-                    return true
-                }
-                guard waiting else { return continuation.resume(returning: nil) }
-                Task {
-                    try? await Task.sleep(for: budget)
-                    timedOut(number)
-                }
-            } : nil
+        // The waiter is in place before the line goes out: a quick answer finds it.
+        let answer = await withCheckedContinuation { (continuation: CheckedContinuation<WidgetExtensionWire.Output?, Never>) in
+            let waiting = state.withLock { state in
+                guard !state.finished else { return false }
+                state.waiters.append(Waiter(number: number, activityID: activity.id, continuation: continuation))
+                return true
+            }
+            guard waiting else { return continuation.resume(returning: nil) }
+            guard piped.send(activity) else { return giveUp(number) }
+            Task {
+                try? await Task.sleep(for: budget)
+                timedOut(number)
+            }
+        }
         if let answer {
             state.withLock { $0.drewOnce = true }
             return answer
@@ -113,6 +112,15 @@ package final class HostedWidgetExtension: Sendable {
             guard let index = state.waiters.firstIndex(where: { $0.number == number }) else { return nil }
             state.finished = true
             state.expired = true
+            return state.waiters.remove(at: index)
+        }
+        waiter?.continuation.resume(returning: nil)
+    }
+
+    /// The drawing could not be sent (the extension has gone): it fails; its end says why.
+    private func giveUp(_ number: Int) {
+        let waiter = state.withLock { state -> Waiter? in
+            guard let index = state.waiters.firstIndex(where: { $0.number == number }) else { return nil }
             return state.waiters.remove(at: index)
         }
         waiter?.continuation.resume(returning: nil)
