@@ -91,7 +91,7 @@ import Testing
         let body = Data(#"{"aps":{"content-available":1}}"#.utf8)
         #expect(try await connection.send(headers: background, body: body).status == 500)
         #expect(try await Self.send(connection, gateway, to: token).status == 200, "an alert push is not taken")
-        try await Task.sleep(for: .milliseconds(1600))
+        gateway.clock.advance(by: 2)  // the gateway's clock: past the rule's expiry
         #expect(try await connection.send(headers: background, body: body).status == 200, "expired")
         await connection.close()
         try await gateway.stop()
