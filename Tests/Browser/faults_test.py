@@ -10,6 +10,7 @@ rule did in its timeline; Remove takes a rule away. Any step that does not happe
 """
 import json, os, subprocess, sys, tempfile, time, urllib.request
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -60,7 +61,8 @@ try:
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     browser = webdriver.Chrome(options=options)
-    wait = WebDriverWait(browser, 10)
+    # The list is redrawn every few seconds: an element read while it is replaced is read again.
+    wait = WebDriverWait(browser, 10, ignored_exceptions=[StaleElementReferenceException])
     try:
         browser.get(f"http://127.0.0.1:{console_port}/faults")
         browser.find_element(By.NAME, "token").send_keys(admin_token + Keys.ENTER)
@@ -73,8 +75,7 @@ try:
         browser.find_element(By.CSS_SELECTOR, "#add button[type=submit]").click()
         wait.until(lambda b: "in force now" in b.find_element(By.ID, "add-answer").text)
         wait.until(lambda b: len(rules(b)) == 1)
-        listed = rules(browser)[0]
-        assert "answer 429 TooManyRequests" in listed and f"token {taken}" in listed and "every one" in listed, listed
+        wait.until(lambda b: "answer 429 TooManyRequests" in rules(b)[0] and f"token {taken}" in rules(b)[0] and "every one" in rules(b)[0])
 
         assert send(taken) == "status: 429", "the rule answers for its token"
         assert send(spared) == "status: 200", "another token is not taken"
@@ -85,8 +86,8 @@ try:
         # A rule from the shell appears within the page's own refresh.
         shell_rule = herald_run("faults", "add", "--data-dir", data, "--topic", "com.example.app", "--share", "10", "--seed", "3",
                                 "--goaway", "Shutdown", "--goaway-after", "5")
-        WebDriverWait(browser, 12).until(lambda b: any(shell_rule in text for text in rules(b)))
-        assert any("GOAWAY Shutdown after 5 more" in text and "10% (seed 3)" in text for text in rules(browser)), rules(browser)
+        WebDriverWait(browser, 12, ignored_exceptions=[StaleElementReferenceException]).until(lambda b: any(shell_rule in text for text in rules(b)))
+        wait.until(lambda b: any("GOAWAY Shutdown after 5 more" in text and "10% (seed 3)" in text for text in rules(b)))
         browser.save_screenshot(os.path.join(shots, "console-faults.png"))
 
         # The delivery log: the taken request is faulted, with what the rule did.
