@@ -23,10 +23,8 @@ public final class FaultRules: Service, Sendable {
     }
 
     private struct State {
-        var rules: [Applied] = [] {
-            didSet { index = RuleIndex(rules.map(\.rule.match)) }
-        }
-        /// Where to look for a request's rules.
+        var rules: [Applied] = []
+        /// Where to look for a request's rules: made again whenever rules come or go (not when one counts a request).
         var index = RuleIndex([])
         /// Count rules used up here, not yet gone from the store.
         var usedUp: Set<String> = []
@@ -132,6 +130,7 @@ public final class FaultRules: Service, Sendable {
                 if case .share(_, let seed) = rule.scope { generator = SeededGenerator(seed: seed) }
                 return Applied(rule: rule, taken: 0, generator: generator)
             }
+            state.index = RuleIndex(state.rules.map(\.rule.match))
             loaded.store(!state.rules.isEmpty, ordering: .relaxed)
         }
     }
@@ -155,6 +154,7 @@ public final class FaultRules: Service, Sendable {
                 if case .count(let count) = rule.scope, state.rules[index].taken >= count {
                     state.usedUp.insert(rule.id)
                     state.rules.remove(at: index)
+                    state.index = RuleIndex(state.rules.map(\.rule.match))
                     loaded.store(!state.rules.isEmpty, ordering: .relaxed)
                     return (rule, rule.id)
                 }
