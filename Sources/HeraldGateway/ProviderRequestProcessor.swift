@@ -113,7 +113,7 @@ final class ProviderRequestProcessor: Sendable {
         case .answer(let response):
             finish(response)
         case .store(let notification):
-            if let rule = faults.take(notification, headers: request.headers, now: clock.now()) {
+            if let rule = faults.take(notification, headers: request.headers) {
                 return applyFault(rule, to: notification, apnsID: apnsID, eventLoop: eventLoop, finish: finish)
             }
             // The answer captures only the ids: capturing the notification would copy it.

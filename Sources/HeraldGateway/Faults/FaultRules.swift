@@ -135,9 +135,11 @@ public final class FaultRules: Service, Sendable {
         }
     }
 
-    /// The first rule that takes `notification` (sent with `headers`), counting it; nil for none.
-    func take(_ notification: StoredNotification, headers: [(name: String, value: String)], now: Date) -> FaultRule? {
+    /// The first rule that takes `notification` (sent with `headers`), counting it; nil for none. Nothing but one atomic
+    /// load happens while no rule is loaded: not even reading the clock.
+    func take(_ notification: StoredNotification, headers: [(name: String, value: String)]) -> FaultRule? {
         guard loaded.load(ordering: .relaxed) else { return nil }
+        let now = clock.now()
         let (taken, usedUp) = state.withLock { state -> (FaultRule?, String?) in
             for index in state.index.candidates(for: notification) where state.rules[index].rule.expiresAt > now {
                 guard Self.matches(state.rules[index].rule.match, notification, headers: headers) else { continue }
