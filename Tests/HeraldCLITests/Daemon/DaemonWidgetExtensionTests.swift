@@ -53,11 +53,11 @@ import Glibc
         #expect(stale?.contains("stuck (stale)") == true && Self.pid(stale) == pid, "\(fixture.daemon.output)")
 
         // The end draws once more; the dismissal closes the process (the app shows no other activity).
-        let end = #""event":"end","timestamp":\#(first + 3),"content-state":{"progress":1,"status":"delivered"},"dismissal-date":\#(Push.now + 1)"#
+        let end = #""event":"end","timestamp":\#(first + 3),"content-state":{"progress":1,"status":"delivered"},"dismissal-date":\#(Push.now + 4)"#
         #expect(try await Push.push(fixture, end, to: token).status == 200)
         let ended = Self.view(await fixture.waitForEvent("activity") { $0["change"]?.stringValue == "ended" })
         #expect(ended?.contains("delivered") == true && ended?.last == "[progress 100%]" && Self.pid(ended) == pid)
-        #expect(Self.isRunning(pid))
+        #expect(Self.isRunning(pid), "the ended activity is still shown (until its dismissal date, 4 s on)")
         let dismissed = await fixture.waitForEvent("activity") { $0["change"]?.stringValue == "dismissed" }
         #expect(dismissed != nil && dismissed?["view"] == nil)
         var closed = false
