@@ -101,7 +101,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Keys, tokens, storage policies and fault rules to start with: a JSON file (docs/ci.md).")
     var fixture: String?
 
-    @Option(help: "Once listening, write the ports, the CA, the admin token and the fixture's keys and tokens to this JSON file.")
+    @Option(
+        help:
+            "Once listening, write the ports, the CA, the admin token and the fixture's keys and tokens to this JSON file (removed at exit).")
     var readyFile: String?
 
     /// How long a commit waits while another process (a CLI command) holds the database: then the providers
@@ -138,7 +140,12 @@ struct Serve: AsyncParsableCommand {
         if ephemeral {
             temporary = try settings.makeEphemeral()
         }
-        defer { if let temporary { try? FileManager.default.removeItem(atPath: temporary) } }
+        // A ready file of an earlier run must not pass for this one's: gone until this gateway listens, and at its exit.
+        if let readyFile { try? FileManager.default.removeItem(atPath: readyFile) }
+        defer {
+            if let temporary { try? FileManager.default.removeItem(atPath: temporary) }
+            if let readyFile { try? FileManager.default.removeItem(atPath: readyFile) }
+        }
         let fixture = try self.fixture.map { try ServeFixture(path: $0, environment: settings.environment) }
         let logger = Logger(label: "herald")
         if let raised = OpenFileLimit.raiseToHard() {

@@ -21,8 +21,10 @@ import Testing
     }
 
     /// Starts the ephemeral gateway and waits for its ready file.
+    static let readyPath = TemporaryPath.make("herald-ready", suffix: ".json")
+
     static func start(fixture: String) async throws -> (HeraldProcess, JSONValue) {
-        let ready = TemporaryPath.make("herald-ready", suffix: ".json")
+        let ready = readyPath
         let serve = try HeraldProcess.start(["serve", "--ephemeral", "--quiet", "--fixture", fixture, "--ready-file", ready])
         for _ in 0..<200 where !FileManager.default.fileExists(atPath: ready) { try await Task.sleep(for: .milliseconds(50)) }
         let data = try #require(FileManager.default.contents(atPath: ready), "\(serve.errorOutput)")
@@ -63,10 +65,11 @@ import Testing
             ])
         #expect(faulted.status == 1, "a request a fault rule took is not accepted")
 
-        // The same tokens on the next run; the data of this one gone at exit.
+        // The same tokens on the next run; the data of this one, and its ready file, gone at exit.
         serve.terminate()
         _ = await serve.exitStatus()
         #expect(!FileManager.default.fileExists(atPath: dataDir))
+        #expect(!FileManager.default.fileExists(atPath: Self.readyPath), "a harness waiting for the next run's file must not read this one")
         let (again, second) = try await Self.start(fixture: fixture)
         defer { again.terminate() }
         #expect(second["tokens"] == ready["tokens"] && second["dataDir"] != ready["dataDir"])
