@@ -81,7 +81,8 @@ struct Expect: AsyncParsableCommand {
         if let found { return report(found) }
         let lines = seen.lines
         let what = lines.isEmpty ? "nothing came" : "what came instead:\n" + lines.suffix(10).map { "  " + $0 }.joined(separator: "\n")
-        FileHandle.standardError.write(Data("herald expect: no notification \(wanted) was \(state.rawValue) within \(within) s; \(what)\n".utf8))
+        let which = wanted.isEmpty ? "no notification" : "no notification \(wanted)"
+        FileHandle.standardError.write(Data("herald expect: \(which) was \(state.rawValue) within \(within) s; \(what)\n".utf8))
         throw ExitCode(1)
     }
 

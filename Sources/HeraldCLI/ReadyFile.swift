@@ -22,8 +22,11 @@ enum ReadyFile {
         let consolePort = try await gateway.consolePort()
         let devicePort = try await gateway.devicePort()
         let scheme = configuration.plaintext ? "http" : "https"
-        let host = ["127.0.0.1", "0.0.0.0", "::", "::1"].contains(configuration.host) ? "localhost" : configuration.host
-        let consoleHost = configuration.consoleHost.contains(":") ? "[\(configuration.consoleHost)]" : configuration.consoleHost
+        // A loopback or wildcard address is reached as localhost, a name the gateway's certificate has.
+        let reachable = { (host: String) in ["127.0.0.1", "0.0.0.0", "::", "::1"].contains(host) ? "localhost" : host }
+        let host = reachable(configuration.host)
+        let consoleName = configuration.consoleUsesTLS ? reachable(configuration.consoleHost) : configuration.consoleHost
+        let consoleHost = consoleName.contains(":") ? "[\(consoleName)]" : consoleName
         var fields: [String: JSONValue] = [
             "provider": .string("\(scheme)://\(host):\(gateway.providerPort)"),
             "providerPort": .integer(Int64(gateway.providerPort)), "devicePort": .integer(Int64(devicePort)),
