@@ -23,13 +23,7 @@ extension PostgresStore {
             "read fault rules", "SELECT rule FROM fault_rule WHERE expires_at > $1 ORDER BY created_at, id",
             PostgresBindings(now.timeIntervalSince1970)
         ) { row in try row.next(String.self) }
-        return try texts.map { text throws(StoreError) in
-            do {
-                return try FaultRule(json: try JSONValue.parse(Data(text.utf8)))
-            } catch {
-                throw StoreError(.corrupt, "a stored fault rule cannot be read: \(error)")
-            }
-        }
+        return try texts.map { text throws(StoreError) in try FaultRule.stored(text) }
     }
 
     public func removeFaultRule(id: String) async throws(StoreError) -> Bool {

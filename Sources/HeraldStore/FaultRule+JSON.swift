@@ -52,6 +52,18 @@ extension FaultRule {
         self.init(id: id, match: match, scope: scope, action: action, createdAt: createdAt, expiresAt: expiresAt, persistent: persistent)
     }
 
+    /// A rule as a store kept it (its ``json`` as text).
+    /// - Throws: ``StoreError`` `.corrupt` when the text is not a rule.
+    public static func stored(_ text: String) throws(StoreError) -> FaultRule {
+        do {
+            return try FaultRule(json: try JSONValue.parse(Data(text.utf8)))
+        } catch let error as FaultRuleError {
+            throw StoreError(.corrupt, "a stored fault rule cannot be read: \(error.message)")
+        } catch {
+            throw StoreError(.corrupt, "a stored fault rule is not JSON: \(error)")
+        }
+    }
+
     /// The rule as the admin API lists it.
     public var json: JSONValue {
         var object: [String: JSONValue] = [

@@ -17,7 +17,7 @@ extension SQLiteStore {
             try String.fetchAll(
                 db, sql: "SELECT rule FROM fault_rule WHERE expires_at > ? ORDER BY created_at, id", arguments: [now.timeIntervalSince1970])
         }
-        return try rows.map { text throws(StoreError) in try Self.faultRule(text) }
+        return try rows.map { text throws(StoreError) in try FaultRule.stored(text) }
     }
 
     public func removeFaultRule(id: String) async throws(StoreError) -> Bool {
@@ -44,17 +44,6 @@ extension SQLiteStore {
             try db.execute(
                 sql: "UPDATE notification SET response_action = ?, response_text = ?, responded_at = ? WHERE unique_id = ?",
                 arguments: [NotificationResponse.faulted, summary, date.timeIntervalSince1970, uniqueID.bytes])
-        }
-    }
-
-    /// A stored rule, read back as it was written.
-    static func faultRule(_ text: String) throws(StoreError) -> FaultRule {
-        do {
-            return try FaultRule(json: try JSONValue.parse(Data(text.utf8)))
-        } catch let error as FaultRuleError {
-            throw StoreError(.corrupt, "a stored fault rule cannot be read: \(error.message)")
-        } catch {
-            throw StoreError(.corrupt, "a stored fault rule is not JSON: \(error)")
         }
     }
 }
