@@ -27,7 +27,7 @@ enum PostgresSchema {
     static let commitChannel = "herald_commits"
 
     /// Each version's statements, run in order in one transaction.
-    static let migrations: [[String]] = [tables, [insertFunction], retirementsInOrder, broadcastChannels, tokenKinds, faultRules]
+    static let migrations: [[String]] = [tables, [insertFunction], retirementsInOrder, broadcastChannels, tokenKinds, faultRules, webPush]
 
     /// The version this binary brings a database to.
     static var latestVersion: Int { migrations.count }

@@ -9,15 +9,16 @@ extension PostgresStore {
         try await execute(
             "save a device",
             """
-            INSERT INTO device (token, topic, environment, created_at, retired_at, retirement, owner, kind, activity_id)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+            INSERT INTO device (token, topic, environment, created_at, retired_at, retirement, owner, kind, activity_id, application_server_key)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
             ON CONFLICT (token) DO UPDATE SET topic = excluded.topic, environment = excluded.environment,
                 created_at = excluded.created_at, retired_at = excluded.retired_at, retirement = excluded.retirement, owner = excluded.owner,
-                kind = excluded.kind, activity_id = excluded.activity_id
+                kind = excluded.kind, activity_id = excluded.activity_id, application_server_key = excluded.application_server_key
             """,
             PostgresBindings(
                 device.token.hex, device.topic, device.environment.rawValue, device.createdAt.timeIntervalSince1970,
-                device.retiredAt?.timeIntervalSince1970, device.retirement?.rawValue, device.owner, device.kind.rawValue, device.activityID))
+                device.retiredAt?.timeIntervalSince1970, device.retirement?.rawValue, device.owner, device.kind.rawValue, device.activityID,
+                device.applicationServerKey.map { ByteBuffer(bytes: $0) }))
     }
 
     public func device(_ token: DeviceToken) async throws(StoreError) -> DeviceRecord? {
@@ -36,7 +37,8 @@ extension PostgresStore {
     /// the index `device_live_registration` admits one live token per app, kind and activity per device, and the one
     /// that loses the race reads the winner's.
     public func register(
-        owner: String, bundleID: String, environment: APNsEnvironment, kind: TokenKind, activityID: String?, at date: Date
+        owner: String, bundleID: String, environment: APNsEnvironment, kind: TokenKind, activityID: String?,
+        applicationServerKey: Data?, at date: Date
     ) async throws(StoreError) -> DeviceRecord {
         let live = PostgresBindings(owner, bundleID, environment.rawValue, kind.rawValue, activityID ?? "")
         let select = """
@@ -48,12 +50,15 @@ extension PostgresStore {
         let inserted = try await rows(
             "register \(bundleID)",
             """
-            INSERT INTO device (token, topic, environment, created_at, owner, kind, activity_id) VALUES ($1, $2, $3, $4, $5, $6, $7)
+            INSERT INTO device (token, topic, environment, created_at, owner, kind, activity_id, application_server_key)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
             ON CONFLICT (owner, topic, environment, kind, (coalesce(activity_id, ''))) WHERE owner IS NOT NULL AND retired_at IS NULL
             DO NOTHING
             RETURNING \(Self.deviceColumns)
             """,
-            PostgresBindings(device.token.hex, bundleID, environment.rawValue, date.timeIntervalSince1970, owner, kind.rawValue, activityID),
+            PostgresBindings(
+                device.token.hex, bundleID, environment.rawValue, date.timeIntervalSince1970, owner, kind.rawValue, activityID,
+                applicationServerKey.map { ByteBuffer(bytes: $0) }),
             Self.device(from:))
         if let inserted = inserted.first { return inserted }
         guard let winner = try await rows("register \(bundleID)", select, live, Self.device(from:)).first else {
@@ -87,7 +92,7 @@ extension PostgresStore {
             .first ?? 0
     }
 
-    static let deviceColumns = "token, topic, environment, created_at, retired_at, retirement, owner, kind, activity_id"
+    static let deviceColumns = "token, topic, environment, created_at, retired_at, retirement, owner, kind, activity_id, application_server_key"
 
     private static func device(from row: inout RowReader) throws -> DeviceRecord {
         guard let token = DeviceToken(hex: try row.next(String.self)) else { throw StoreError(.corrupt, "a device row cannot be read") }
@@ -99,7 +104,7 @@ extension PostgresStore {
             token: token, topic: topic, environment: environment, createdAt: Date(timeIntervalSince1970: try row.next()),
             retiredAt: try row.next(Double?.self).map(Date.init(timeIntervalSince1970:)),
             retirement: try row.next(String?.self).flatMap(DeviceRecord.Retirement.init(rawValue:)), owner: try row.next(),
-            kind: try kind(row.next(String.self)), activityID: try row.next())
+            kind: try kind(row.next(String.self)), activityID: try row.next(), applicationServerKey: try row.next(Data?.self))
     }
 
     private static func kind(_ name: String) throws(StoreError) -> TokenKind {

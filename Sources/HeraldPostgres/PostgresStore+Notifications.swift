@@ -15,12 +15,13 @@ extension PostgresStore {
             admitted.delivery = notification.admission
             return admitted
         }
-        // A batch with broadcasts goes through the function that also writes their channels (schema version 5).
-        let hasBroadcasts = admitted.contains { $0.channelID != nil }
+        // A batch with broadcasts goes through the function that also writes their channels (schema version 5), one with
+        // web push messages through the one that also writes their details and topics (version 7).
+        let form: InsertForm =
+            admitted.contains { $0.webPush != nil } ? .withWebPushes : admitted.contains { $0.channelID != nil } ? .withBroadcasts : .plain
         let returned =
             try await rows(
-                "store \(batch.count) notifications", hasBroadcasts ? Self.insertWithBroadcasts : Self.insert,
-                Self.insertBindings(admitted, node: nodeID, withBroadcasts: hasBroadcasts)
+                "store \(batch.count) notifications", form.statement, Self.insertBindings(admitted, node: nodeID, form: form)
             ) { row in try row.next([Int64].self) }.first ?? []
         guard let first = returned.first else { throw StoreError(.corrupt, "storing \(batch.count) notifications returned no id") }
         // Kept as for an offline device, but the device is linked to another node: pushed, as to an online device.
@@ -36,16 +37,30 @@ extension PostgresStore {
         }
     }
 
-    static let insert = """
-        SELECT herald_insert_notifications($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
-        """
+    /// Which insert function a batch goes through: each takes the columns of the one before and more.
+    enum InsertForm {
+        case plain, withBroadcasts, withWebPushes
 
-    static let insertWithBroadcasts = """
-        SELECT herald_insert_broadcasts($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
-        """
+        var statement: String {
+            switch self {
+            case .plain:
+                "SELECT herald_insert_notifications($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)"
+            case .withBroadcasts:
+                """
+                SELECT herald_insert_broadcasts($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, \
+                $20, $21)
+                """
+            case .withWebPushes:
+                """
+                SELECT herald_insert_web_pushes($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, \
+                $20, $21, $22)
+                """
+            }
+        }
+    }
 
     /// The batch as one array per column (the function's arguments, in order).
-    private static func insertBindings(_ batch: [StoredNotification], node: String, withBroadcasts: Bool) -> PostgresBindings {
+    private static func insertBindings(_ batch: [StoredNotification], node: String, form: InsertForm) -> PostgresBindings {
         func column<Value>(_ value: (StoredNotification) -> Value) -> [Value] { batch.map(value) }
         var bindings = PostgresBindings(
             node,
@@ -68,10 +83,11 @@ extension PostgresStore {
             ArrayParameter.float8(column { $0.delivery.discardedAt?.timeIntervalSince1970 }),
             ArrayParameter.text(column { $0.delivery.discardReason?.rawValue })
         )
-        if withBroadcasts {
+        if form != .plain {
             bindings.append(ArrayParameter.text(column(\.channelID)))
             bindings.append(ArrayParameter.float8(column { $0.keptUntil?.timeIntervalSince1970 }))
         }
+        if form == .withWebPushes { bindings.append(ArrayParameter.text(column { $0.webPush?.json })) }
         return bindings
     }
 
@@ -151,7 +167,7 @@ extension PostgresStore {
     static let notificationColumns = """
         id, apns_id, unique_id, device_token, device_id, bundle_id, topic, push_type, priority, expiration, collapse_id, payload, \
         received_at, offline_policy, offline_cap, state, stored_at, delivered_at, discarded_at, discard_reason, response_action, \
-        response_text, responded_at, channel_id
+        response_text, responded_at, channel_id, web_push
         """
 
     static func notification(from row: inout RowReader) throws -> StoredNotification {
@@ -176,6 +192,6 @@ extension PostgresStore {
             id: id, apnsID: apnsID, uniqueID: uniqueID, deviceToken: token, deviceID: deviceID, bundleID: bundleID, topic: topic,
             pushType: pushType, priority: priority, expiration: expiration, collapseID: collapseID, payload: payload, receivedAt: receivedAt,
             offlinePolicy: policyKind.map { StoragePolicy(kind: $0, cap: Int(cap ?? 1)) }, delivery: delivery, response: response,
-            channelID: try row.next(String?.self))
+            channelID: try row.next(String?.self), webPush: try row.next(String?.self).flatMap(WebPushDetails.init(json:)))
     }
 }

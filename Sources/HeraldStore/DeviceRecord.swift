@@ -24,8 +24,13 @@ public struct DeviceRecord: Sendable, Hashable {
     public var owner: String?
     /// The app's own token, its push-to-start token or a Live Activity's token.
     public var kind: TokenKind
-    /// The Live Activity an ``TokenKind/activity`` token belongs to; nil for the other kinds.
+    /// The Live Activity an ``TokenKind/activity`` token belongs to; for a ``TokenKind/webPush`` subscription of a
+    /// linked subscriber, the subscriber's own name for it (Firefox's channel id, a UnifiedPush app's token); nil for
+    /// the other kinds.
     public var activityID: String?
+    /// The key a ``TokenKind/webPush`` subscription was made with (`applicationServerKey`, 65 bytes): its messages
+    /// must be signed by it. Nil for the other kinds, and for a subscription made without one.
+    public var applicationServerKey: Data?
 
     public init(
         token: DeviceToken,
@@ -36,7 +41,8 @@ public struct DeviceRecord: Sendable, Hashable {
         retirement: Retirement? = nil,
         owner: String? = nil,
         kind: TokenKind = .app,
-        activityID: String? = nil
+        activityID: String? = nil,
+        applicationServerKey: Data? = nil
     ) {
         self.token = token
         self.topic = topic
@@ -47,5 +53,6 @@ public struct DeviceRecord: Sendable, Hashable {
         self.owner = owner
         self.kind = kind
         self.activityID = activityID
+        self.applicationServerKey = applicationServerKey
     }
 }

@@ -10,13 +10,14 @@ extension SQLiteStore {
     private static func insert(_ device: DeviceRecord, _ db: Database) throws {
         try db.execute(
             sql: """
-                INSERT OR REPLACE INTO device (token, topic, environment, created_at, retired_at, retirement, owner, kind, activity_id)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT OR REPLACE INTO device
+                (token, topic, environment, created_at, retired_at, retirement, owner, kind, activity_id, application_server_key)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
                 device.token.hex, device.topic, device.environment.rawValue, device.createdAt.timeIntervalSince1970,
                 device.retiredAt?.timeIntervalSince1970, device.retirement?.rawValue, device.owner, device.kind.rawValue,
-                device.activityID,
+                device.activityID, device.applicationServerKey,
             ]
         )
     }
@@ -43,6 +44,7 @@ extension SQLiteStore {
         environment: APNsEnvironment,
         kind: TokenKind,
         activityID: String?,
+        applicationServerKey: Data?,
         at date: Date
     ) async throws(StoreError) -> DeviceRecord {
         try await write("register \(bundleID)") { db in
@@ -57,7 +59,7 @@ extension SQLiteStore {
             if let live { return try Self.device(from: live) }
             let device = DeviceRecord(
                 token: .random(), topic: bundleID, environment: environment, createdAt: date, owner: owner, kind: kind,
-                activityID: activityID)
+                activityID: activityID, applicationServerKey: applicationServerKey)
             try Self.insert(device, db)
             return device
         }
@@ -77,7 +79,8 @@ extension SQLiteStore {
             retirement: (row["retirement"] as String?).flatMap(DeviceRecord.Retirement.init(rawValue:)),
             owner: row["owner"],
             kind: kind,
-            activityID: row["activity_id"]
+            activityID: row["activity_id"],
+            applicationServerKey: row["application_server_key"]
         )
     }
 

@@ -26,8 +26,8 @@ extension SQLiteStore {
                 INSERT INTO notification
                 (apns_id, unique_id, device_token, device_id, bundle_id, topic, push_type, priority, expiration,
                  collapse_id, payload, received_at, offline_policy, offline_cap, state, stored_at, discarded_at, discard_reason,
-                 channel_id)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                 channel_id, web_push)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
         // One copy of each notification, appended: `var committed = batch` would copy the array (the caller still holds
         // it), then each element again to change it.
@@ -55,8 +55,12 @@ extension SQLiteStore {
             try row.bind(notification.delivery.discardedAt?.timeIntervalSince1970)
             try row.bind(notification.delivery.discardReason?.rawValue)
             try row.bind(notification.channelID)
+            try row.bind(notification.webPush?.json)
             try row.execute()
             notification.id = db.lastInsertedRowID
+            if notification.webPush != nil, let topic = notification.collapseID {
+                try Self.replaceWebPushTopic(topic, with: notification, db)
+            }
             if notification.keptUntil != nil {
                 try Self.keepBroadcast(notification, db)
             } else if notification.delivery.storedAt != nil {
@@ -65,6 +69,21 @@ extension SQLiteStore {
             committed.append(notification)
         }
         return committed
+    }
+
+    /// RFC 8030 §5.4: a waiting message of the subscription with the same `Topic` is replaced by the new one, whether
+    /// the subscriber is linked or virtual (index `notification_pending_web_push_topic`, which holds only such messages).
+    private static func replaceWebPushTopic(_ topic: String, with notification: StoredNotification, _ db: Database) throws {
+        guard let id = notification.id else { return }
+        try db.execute(
+            sql: """
+                UPDATE notification SET state = 'discarded', discarded_at = ?, discard_reason = ?
+                WHERE device_token = ? AND collapse_id = ? AND state = 'pending' AND web_push IS NOT NULL AND collapse_id IS NOT NULL
+                    AND id < ?
+                """,
+            arguments: [
+                notification.receivedAt.timeIntervalSince1970, DiscardReason.coalesced.rawValue, notification.deviceToken.hex, topic, id,
+            ])
     }
 
     /// What one app on one device has pending (arguments: the device id, the token), found through the
@@ -217,7 +236,8 @@ extension SQLiteStore {
                 discardReason: (row["discard_reason"] as String?).map(DiscardReason.init(rawValue:))
             ),
             response: response,
-            channelID: row["channel_id"]
+            channelID: row["channel_id"],
+            webPush: (row["web_push"] as String?).flatMap(WebPushDetails.init(json:))
         )
     }
 }

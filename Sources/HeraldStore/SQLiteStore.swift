@@ -201,6 +201,17 @@ public final class SQLiteStore: Store {
                     );
                     """)
         }
+        migrator.registerMigration("v9: web push") { db in
+            // A subscription is a device row of kind webPush with the key it was made with; a message is a notification
+            // row with its urgency, TTL and sender as JSON (WebPushDetails).
+            try db.execute(
+                sql: """
+                    ALTER TABLE device ADD COLUMN application_server_key BLOB;
+                    ALTER TABLE notification ADD COLUMN web_push TEXT;
+                    CREATE INDEX notification_pending_web_push_topic ON notification(device_token, collapse_id)
+                        WHERE state = 'pending' AND web_push IS NOT NULL AND collapse_id IS NOT NULL;
+                    """)
+        }
         return migrator
     }
 

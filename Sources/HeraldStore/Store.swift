@@ -17,10 +17,12 @@ public protocol Store: Sendable {
     func device(_ token: DeviceToken) async throws(StoreError) -> DeviceRecord?
     /// The live (not retired) tokens of a linked device, of every kind.
     func devices(owner: String) async throws(StoreError) -> [DeviceRecord]
-    /// The live token of `owner` for `bundleID` of this kind (and, for an activity token, this activity), created with
-    /// a new random token if there is none.
+    /// The live token of `owner` for `bundleID` of this kind (and, for an activity token, this activity; for a web push
+    /// subscription, this name), created with a new random token if there is none. A new web push subscription keeps
+    /// `applicationServerKey`; a live one is returned as it is, whatever key it was made with.
     func register(
-        owner: String, bundleID: String, environment: APNsEnvironment, kind: TokenKind, activityID: String?, at date: Date
+        owner: String, bundleID: String, environment: APNsEnvironment, kind: TokenKind, activityID: String?,
+        applicationServerKey: Data?, at date: Date
     ) async throws(StoreError) -> DeviceRecord
     /// Marks a token as no longer taking pushes and discards what was pending for it (`unregistered`), numbering the
     /// retirement after every earlier one (``retirements(after:limit:)``); false when the token is unknown.
@@ -133,6 +135,15 @@ extension Store {
     /// The app's own live token, created if there is none.
     public func register(owner: String, bundleID: String, environment: APNsEnvironment, at date: Date) async throws(StoreError) -> DeviceRecord {
         try await register(owner: owner, bundleID: bundleID, environment: environment, kind: .app, activityID: nil, at: date)
+    }
+
+    /// A token of `kind` that is not a web push subscription's.
+    public func register(
+        owner: String, bundleID: String, environment: APNsEnvironment, kind: TokenKind, activityID: String?, at date: Date
+    ) async throws(StoreError) -> DeviceRecord {
+        try await register(
+            owner: owner, bundleID: bundleID, environment: environment, kind: kind, activityID: activityID, applicationServerKey: nil,
+            at: date)
     }
 }
 

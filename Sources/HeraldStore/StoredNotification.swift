@@ -20,7 +20,7 @@ public struct StoredNotification: Sendable, Hashable {
     /// Seconds since 1970; 0 = deliver now or never; nil = the default storage period.
     public var expiration: Int64?
     public var collapseID: String?
-    /// The JSON body exactly as received.
+    /// The JSON body exactly as received; a Web Push message's encrypted body.
     public var payload: Data
     public var receivedAt: Date
     /// The policy it is kept under because its device was offline when it was accepted; nil when the
@@ -35,6 +35,8 @@ public struct StoredNotification: Sendable, Hashable {
     /// For a broadcast to a channel that keeps its most recent message: until when it is kept for devices that subscribe
     /// or come back. Written with the row; not read back (``ChannelBroadcast`` holds it).
     public var keptUntil: Date?
+    /// A Web Push message's urgency, TTL and sender (``PushType/webPush``); nil for APNs notifications.
+    public var webPush: WebPushDetails?
 
     public init(
         id: Int64? = nil,
@@ -54,7 +56,8 @@ public struct StoredNotification: Sendable, Hashable {
         delivery: Delivery = Delivery(),
         response: NotificationResponse? = nil,
         channelID: String? = nil,
-        keptUntil: Date? = nil
+        keptUntil: Date? = nil,
+        webPush: WebPushDetails? = nil
     ) {
         self.id = id
         self.apnsID = apnsID
@@ -74,6 +77,7 @@ public struct StoredNotification: Sendable, Hashable {
         self.response = response
         self.channelID = channelID
         self.keptUntil = keptUntil
+        self.webPush = webPush
     }
 
     /// True when `apns-expiration` has passed at `now` (0 counts as passed once it was tried).

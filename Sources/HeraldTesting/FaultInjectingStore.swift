@@ -82,9 +82,12 @@ public final class FaultInjectingStore: Store {
     }
     public func devices(owner: String) async throws(StoreError) -> [DeviceRecord] { try await base.devices(owner: owner) }
     public func register(
-        owner: String, bundleID: String, environment: APNsEnvironment, kind: TokenKind, activityID: String?, at date: Date
+        owner: String, bundleID: String, environment: APNsEnvironment, kind: TokenKind, activityID: String?,
+        applicationServerKey: Data?, at date: Date
     ) async throws(StoreError) -> DeviceRecord {
-        try await base.register(owner: owner, bundleID: bundleID, environment: environment, kind: kind, activityID: activityID, at: date)
+        try await base.register(
+            owner: owner, bundleID: bundleID, environment: environment, kind: kind, activityID: activityID,
+            applicationServerKey: applicationServerKey, at: date)
     }
     public func retireDevice(_ token: DeviceToken, as retirement: DeviceRecord.Retirement, at date: Date) async throws(StoreError) -> Bool {
         try await base.retireDevice(token, as: retirement, at: date)

@@ -66,6 +66,17 @@ extension APNsReason {
     /// Herald's reason for a body that is not a JSON object with an `aps` dictionary of the right types.
     /// Apple documents no reason for a malformed payload; this one keeps the 400 and says what is wrong.
     public static let badPayload = APNsReason(rawValue: "BadPayload")
+    // 400, Web Push (web.push.apple.com; docs/web-push.md)
+    /// `TTL` missing or not a number of seconds.
+    public static let badTTL = APNsReason(rawValue: "BadTtl")
+    /// `Urgency` other than very-low, low, normal or high.
+    public static let badUrgency = APNsReason(rawValue: "BadUrgency")
+    /// A body not encrypted as RFC 8291 says (no or another `Content-Encoding`).
+    public static let badWebPushRequest = APNsReason(rawValue: "BadWebPushRequest")
+    /// `Topic` longer than 32 characters or outside the base64url alphabet.
+    public static let badWebPushTopic = APNsReason(rawValue: "BadWebPushTopic")
+    /// The request's VAPID key is not the one the subscription was made with (`applicationServerKey`).
+    public static let vapidPKHashMismatch = APNsReason(rawValue: "VapidPkHashMismatch")
     // 403
     public static let badCertificate = APNsReason(rawValue: "BadCertificate")
     public static let badCertificateEnvironment = APNsReason(rawValue: "BadCertificateEnvironment")
@@ -77,6 +88,12 @@ extension APNsReason {
     public static let badEnvironmentKeyIDInToken = APNsReason(rawValue: "BadEnvironmentKeyIdInToken")
     /// The channel management API: the provider token's key does not cover the bundle id in the path.
     public static let topicMismatch = APNsReason(rawValue: "TopicMismatch")
+    /// Web Push: the `Authorization` header is missing or not `vapid t=…, k=…`.
+    public static let badAuthorizationHeader = APNsReason(rawValue: "BadAuthorizationHeader")
+    /// Web Push: the VAPID JWT is malformed, signed by another key, or its `aud`, `exp` or `sub` is refused.
+    public static let badJWTToken = APNsReason(rawValue: "BadJwtToken")
+    /// Web Push: `k=` is not a P-256 public key in base64url.
+    public static let badVAPIDPublicKey = APNsReason(rawValue: "BadVapidPublicKey")
     // 404, 405
     public static let badPath = APNsReason(rawValue: "BadPath")
     public static let methodNotAllowed = APNsReason(rawValue: "MethodNotAllowed")
@@ -101,9 +118,11 @@ extension APNsReason {
         .payloadEmpty: 400, .topicDisallowed: 400, .badPayload: 400,
         .missingChannelID: 400, .badChannelID: 400, .channelNotRegistered: 400, .cannotCreateChannelConfig: 400, .badRequestParams: 400,
         .badRequestPayload: 400, .missingPushType: 400, .missingChannelQueueSize: 400,
+        .badTTL: 400, .badUrgency: 400, .badWebPushRequest: 400, .badWebPushTopic: 400, .vapidPKHashMismatch: 400,
         .badCertificate: 403, .topicMismatch: 403, .badCertificateEnvironment: 403, .expiredProviderToken: 403,
         .forbidden: 403, .invalidProviderToken: 403, .missingProviderToken: 403,
         .unrelatedKeyIDInToken: 403, .badEnvironmentKeyIDInToken: 403,
+        .badAuthorizationHeader: 403, .badJWTToken: 403, .badVAPIDPublicKey: 403,
         .badPath: 404,
         .methodNotAllowed: 405,
         .expiredToken: 410, .unregistered: 410,

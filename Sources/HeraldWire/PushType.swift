@@ -22,6 +22,8 @@ public struct PushType: RawRepresentable, Hashable, Sendable, CustomStringConver
     public static let pushToTalk = PushType(rawValue: "pushtotalk")
     public static let widgets = PushType(rawValue: "widgets")
     public static let controls = PushType(rawValue: "controls")
+    /// Herald's name for a Web Push message (RFC 8030) in the delivery log; not an APNs push type (``isKnown`` is false).
+    public static let webPush = PushType(rawValue: "webpush")
 
     /// Every push type APNs accepts.
     public static let allKnown: [PushType] = [

@@ -58,6 +58,8 @@ extension DeviceLinkServices {
                         "\(topic) has \(activities.count) Live Activity tokens on this device, the most it may have; unregister an ended one first"
                 )
             }
+        case .webPush:
+            return request.refused(reason: "BadKind", message: "a device link does not take web push subscriptions")
         }
         let device = try await store.register(
             owner: deviceID, bundleID: topic, environment: configuration.environment, kind: kind, activityID: activityID, at: clock.now())
