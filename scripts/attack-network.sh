@@ -100,7 +100,7 @@ print(*(s.getsockname()[1] for s in socks))')
   "$herald" keys create --data-dir "$data" --team-id ATTACKTEAM --key-id ATTACKKEY1 --out "$dir/key.p8" >/dev/null 2>&1
   jwt=$("$herald" jwt --p8 "$dir/key.p8" --key-id ATTACKKEY1 --team-id ATTACKTEAM)
   "$herald" serve --data-dir "$data" --provider-port "$provider_port" --device-port "$device_port" \
-    --console-port "$console_port" --channels-port 0 --device-rate-limit 1000000 --quiet 2>"$gateway_log" &
+    --console-port "$console_port" --channels-port 0 --webpush-port 0 --device-rate-limit 1000000 --quiet 2>"$gateway_log" &
   gateway_pid=$!
   local healthy=0
   for _ in $(seq 200); do

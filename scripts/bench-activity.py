@@ -87,7 +87,7 @@ try:
     key = os.path.join(work, "key.p8")
     run("keys", "create", "--data-dir", gateway, "--team-id", "BENCHTEAM1", "--key-id", "BENCHKEY01", "--topic", APP, "--out", key)
     processes.append(subprocess.Popen([herald, "serve", "--data-dir", gateway, "--provider-port", str(provider), "--device-port", str(device_port),
-                                       "--console-port", str(console), "--channels-port", "0", "--quiet"], stderr=subprocess.DEVNULL))
+                                       "--console-port", str(console), "--channels-port", "0", "--webpush-port", "0", "--quiet"], stderr=subprocess.DEVNULL))
     for _ in range(300):
         try:
             urllib.request.urlopen(f"http://127.0.0.1:{console}/healthz", timeout=1)

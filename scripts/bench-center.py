@@ -45,7 +45,7 @@ try:
     provider, device_port, console = free_port(), free_port(), free_port()
     run(["keys", "create", "--data-dir", gateway, "--team-id", "BENCHTEAM1", "--key-id", "BENCHKEY01", "--out", os.path.join(work, "key.p8")])
     processes.append(subprocess.Popen([herald, "serve", "--data-dir", gateway, "--provider-port", str(provider), "--device-port", str(device_port),
-                                       "--console-port", str(console), "--channels-port", "0", "--quiet"], stderr=subprocess.DEVNULL))
+                                       "--console-port", str(console), "--channels-port", "0", "--webpush-port", "0", "--quiet"], stderr=subprocess.DEVNULL))
     deadline = time.time() + 30
     while time.time() < deadline:
         try:

@@ -54,7 +54,7 @@ sed "s|^|https://localhost:$PROVIDER_PORT/3/device/|" "$work/tokens" > "$work/ur
 payload='{"aps":{"alert":{"title":"Benchmark","body":"Hello from a provider"},"badge":1,"sound":"default"},"id":42}'
 echo "$payload" > "$work/payload.json"
 
-"$herald" serve --data-dir "$data" --provider-port "$PROVIDER_PORT" --console-port "$CONSOLE_PORT" --channels-port 0 \
+"$herald" serve --data-dir "$data" --provider-port "$PROVIDER_PORT" --console-port "$CONSOLE_PORT" --channels-port 0 --webpush-port 0 \
   --device-rate-limit 1000000 --quiet 2>"$work/gateway.log" &
 gateway_pid=$!
 stop_at_exit "$gateway_pid"

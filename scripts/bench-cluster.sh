@@ -79,7 +79,7 @@ echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}
 serve() {
   local name=$1 store=$2 port=$3; shift 3
   "$herald" serve --store "$store" --data-dir "$work/$name" --node-name "$name" --provider-port "$port" \
-    --device-port $((port + 1)) --console-port $((port + 2)) --channels-port 0 --quiet "$@" 2>>"$work/$name.log" &
+    --device-port $((port + 1)) --console-port $((port + 2)) --channels-port 0 --webpush-port 0 --quiet "$@" 2>>"$work/$name.log" &
   pids+=($!)
   last_pid=$!
   for _ in $(seq 300); do curl -sf "http://127.0.0.1:$((port + 2))/healthz" >/dev/null && return; sleep 0.05; done

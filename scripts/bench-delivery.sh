@@ -86,7 +86,7 @@ data="$work/data"
 "$herald" keys create --data-dir "$data" --team-id BENCHTEAM1 --key-id BENCHKEY01 --out "$work/key.p8" >/dev/null
 jwt=$("$herald" jwt --p8 "$work/key.p8" --key-id BENCHKEY01 --team-id BENCHTEAM1)
 "$herald" serve --data-dir "$data" --host "$host" --provider-port "$PROVIDER_PORT" --device-port "$DEVICE_PORT" \
-  --console-port "$CONSOLE_PORT" --channels-port "$CHANNELS_PORT" --device-rate-limit 1000000 "${plaintext[@]}" --quiet 2>"$work/gateway.log" &
+  --console-port "$CONSOLE_PORT" --channels-port "$CHANNELS_PORT" --webpush-port 0 --device-rate-limit 1000000 "${plaintext[@]}" --quiet 2>"$work/gateway.log" &
 gateway_pid=$!
 stop_at_exit "$gateway_pid"
 for _ in $(seq 200); do curl -sf "http://127.0.0.1:$CONSOLE_PORT/healthz" >/dev/null && break; sleep 0.05; done

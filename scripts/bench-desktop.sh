@@ -39,7 +39,7 @@ device="$work/device"
 "$bin/herald" keys create --data-dir "$data" --team-id BENCHTEAM1 --key-id BENCHKEY01 --out "$work/key.p8" >/dev/null
 jwt=$("$bin/herald" jwt --p8 "$work/key.p8" --key-id BENCHKEY01 --team-id BENCHTEAM1)
 "$bin/herald" serve --data-dir "$data" --provider-port "$PROVIDER_PORT" --device-port "$DEVICE_PORT" \
-  --console-port "$CONSOLE_PORT" --channels-port 0 --quiet 2>"$work/gateway.log" &
+  --console-port "$CONSOLE_PORT" --channels-port 0 --webpush-port 0 --quiet 2>"$work/gateway.log" &
 gateway_pid=$!
 stop_at_exit "$gateway_pid"
 for _ in $(seq 200); do curl -sf "http://127.0.0.1:$CONSOLE_PORT/healthz" >/dev/null && break; sleep 0.05; done

@@ -54,7 +54,7 @@ done
 run() { # run COUNT: one h2load run against a fresh gateway on that data; prints "RATE CPU_US_PER_NOTIFICATION"
   local count=$1 port console
   port=$(free_port); console=$(free_port)
-  "$herald" serve --data-dir "$work/data-$count" --provider-port "$port" --console-port "$console" --device-port 0 --channels-port 0 \
+  "$herald" serve --data-dir "$work/data-$count" --provider-port "$port" --console-port "$console" --device-port 0 --channels-port 0 --webpush-port 0 \
     --quiet 2>"$work/serve-$count.log" &
   local pid=$!
   wait_for 60 curl -sf "http://127.0.0.1:$console/healthz" -o /dev/null

@@ -76,7 +76,7 @@ if [ "${INSTRUCTIONS:-0}" = 1 ]; then
 else
   herald_run=$herald
 fi
-"${launcher[@]}" "$herald_run" serve --data-dir "$data" --provider-port "$PROVIDER_PORT" --console-port "$CONSOLE_PORT" --channels-port 0 \
+"${launcher[@]}" "$herald_run" serve --data-dir "$data" --provider-port "$PROVIDER_PORT" --console-port "$CONSOLE_PORT" --channels-port 0 --webpush-port 0 \
   --quiet 2>"$work/herald.log" &
 herald_pid=$!
 stop_at_exit "$herald_pid"

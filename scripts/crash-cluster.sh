@@ -114,7 +114,7 @@ healthz() { curl -s -o /dev/null -m 2 -w '%{http_code}' "http://127.0.0.1:${cons
 start_node() { # start_node NAME: starts it and waits for /healthz 200
   local name=$1
   "$herald" serve --store "$store" --data-dir "$work/$name" --node-name "$name" \
-    --provider-port "${provider_port[$name]}" --device-port "${device_port[$name]}" --console-port "${console_port[$name]}" --channels-port 0 \
+    --provider-port "${provider_port[$name]}" --device-port "${device_port[$name]}" --console-port "${console_port[$name]}" --channels-port 0 --webpush-port 0 \
     --device-rate-limit 1000000 --quiet 2>>"$work/$name.log" &
   node_pid[$name]=$!
 }

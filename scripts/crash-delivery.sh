@@ -45,7 +45,7 @@ jwt=$("$herald" jwt --p8 "$work/key.p8" --key-id CRASHKEY01 --team-id CRASHTEAM1
 
 start_gateway() {
   "$herald" serve --data-dir "$data" --provider-port "$PROVIDER_PORT" --device-port "$DEVICE_PORT" \
-    --console-port "$CONSOLE_PORT" --channels-port 0 --device-rate-limit 1000000 --quiet 2>>"$work/gateway.log" &
+    --console-port "$CONSOLE_PORT" --channels-port 0 --webpush-port 0 --device-rate-limit 1000000 --quiet 2>>"$work/gateway.log" &
   gateway_pid=$!
   for _ in $(seq 200); do curl -sf "http://127.0.0.1:$CONSOLE_PORT/healthz" >/dev/null && return; sleep 0.05; done
   echo "the gateway did not start; see $work/gateway.log" >&2; exit 1

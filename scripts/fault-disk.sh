@@ -24,7 +24,7 @@ topic=com.example.app
 token=$("$herald" tokens issue --data-dir "$data" --topic $topic)
 python3 -c 'import json; print(json.dumps({"aps": {"alert": "x" * 3800}}))' >"$root/payload.json"
 
-"$herald" serve --data-dir "$data" --plaintext --host 127.0.0.1 --provider-port 22197 --device-port 25223 --console-port 28080 --channels-port 0 \
+"$herald" serve --data-dir "$data" --plaintext --host 127.0.0.1 --provider-port 22197 --device-port 25223 --console-port 28080 --channels-port 0 --webpush-port 0 \
     >"$root/serve.log" 2>&1 &
 server=$!
 for _ in $(seq 100); do curl -sf http://127.0.0.1:28080/healthz >/dev/null && break; sleep 0.1; done

@@ -103,7 +103,7 @@ EOF
 start_gateway() {
   provider_port=$(free_port) device_port=$(free_port)
   "$1" serve --data-dir "$work/gateway" --provider-port "$provider_port" --device-port "$device_port" \
-    --console-port "$(free_port)" --channels-port 0 >"$work/serve.log" 2>&1 &
+    --console-port "$(free_port)" --channels-port 0 --webpush-port 0 >"$work/serve.log" 2>&1 &
   stop_at_exit $!
   wait_for 30 test -s "$work/gateway/tls/ca.pem"
   "$1" keys create --data-dir "$work/gateway" --team-id TEAM123456 --key-id KEY1234567 --topic "$2" --out "$work/key.p8" >/dev/null

@@ -7,7 +7,7 @@ rounds=${1:-400}
 port=${PORT:-12198}
 (cd "$root" && swift build -c release --product herald >&2)
 work=$(mktemp -d /tmp/herald-soak.XXXXXX)
-"$root/.build/release/herald" serve --data-dir "$work/data" --plaintext --provider-port "$port" --console-port 0 --channels-port 0 --quiet 2>"$work/herald.log" &
+"$root/.build/release/herald" serve --data-dir "$work/data" --plaintext --provider-port "$port" --console-port 0 --channels-port 0 --webpush-port 0 --quiet 2>"$work/herald.log" &
 pid=$!
 trap 'kill $pid 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 sleep 1

@@ -84,4 +84,7 @@ clients() { # clients NAME REQUIREMENTS: the environment's python, made or reuse
 }
 timeout 300 "$(clients apns Tests/Clients/requirements.txt)" Tests/Clients/python_clients_test.py "$herald"
 timeout 300 "$(clients django Tests/Clients/requirements-django.txt)" Tests/Clients/python_clients_test.py "$herald" django-push-notifications
+# Web Push senders from PyPI (pywebpush, py-vapid) and curl: accepted messages reach the subscriber, and each of Apple's
+# refusals reaches the sender as Apple answers it (docs/web-push.md).
+timeout 300 "$(clients webpush Tests/Clients/requirements-webpush.txt)" Tests/Clients/webpush_clients_test.py "$herald"
 phase "done"

@@ -2,8 +2,6 @@ import Foundation
 import HeraldWire
 import NIOCore
 import NIOHTTP1
-import NIOPosix
-import NIOSSL
 
 /// The admin API as `herald expect` uses it: JSON GETs and the event stream (`GET /v1/events`, Server-Sent Events),
 /// over HTTP/1.1, with TLS (trusting `ca`) for an `https` console.
@@ -110,29 +108,8 @@ struct ConsoleClient: Sendable {
     private var port: Int { base.port ?? (base.scheme == "https" ? 443 : 80) }
 
     private func connect() async throws -> NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart> {
-        let host = base.host ?? "127.0.0.1"
-        let tls: NIOSSLContext? =
-            if base.scheme == "https" {
-                try {
-                    var configuration = TLSConfiguration.makeClientConfiguration()
-                    if let caPath { configuration.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(caPath)) }
-                    return try NIOSSLContext(configuration: configuration)
-                }()
-            } else {
-                nil
-            }
         do {
-            return try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .connect(host: host, port: port) { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        if let tls {
-                            try channel.pipeline.syncOperations.addHandler(
-                                try NIOSSLClientHandler(context: tls, serverHostname: host.first?.isNumber == true ? nil : host))
-                        }
-                        try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                        return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
-                    }
-                }
+            return try await HTTP1Connection.open(to: base, caPath: caPath)
         } catch {
             throw Failure(description: "cannot reach the console at \(base.absoluteString): \(error)")
         }

@@ -8,7 +8,7 @@ public struct HeraldCommand: AsyncParsableCommand {
         abstract: "Apple's push notification service, self-hosted: an APNs-compatible gateway and its tools.",
         subcommands: [
             Serve.self, Keys.self, Tokens.self, Certificates.self, Send.self, JWT.self, Device.self, Policy.self, Apps.self, ConsoleCommand.self,
-            Migrate.self, Channels.self, Faults.self, Expect.self,
+            Migrate.self, Channels.self, Faults.self, Expect.self, WebPush.self,
         ],
         defaultSubcommand: Serve.self
     )

@@ -66,6 +66,7 @@ struct QuickStart {
         devicePort: Int,
         consolePort: Int,
         channelsPort: Int,
+        webPushPort: Int,
         caPath: String?,
         dataDirectory: DataDirectory
     ) -> String {
@@ -88,6 +89,7 @@ struct QuickStart {
               Browser:      \(console)/device makes this browser a device; \(console)/ sends to it
               Admin API:    curl\(consoleCA) -H "authorization: bearer $(cat \(dataDirectory.adminTokenPath))" \(console)/v1/devices
               Channels:     \(scheme)://\(host):\(channelsPort)/1/apps/BUNDLE/channels (broadcast channel management, as Apple's management host)
+              Web Push:     \(scheme)://\(host):\(webPushPort)/push/… (RFC 8030 endpoints; `herald webpush subscribe` makes one)
 
             Make this machine a device (another terminal); it prints its own device token to send to:
               \(herald) device --gateway \(scheme)://\(host):\(devicePort)\(caFlag) --topic \(Self.topic)

@@ -7,7 +7,7 @@ import HeraldWire
 ///
 /// ```json
 /// {"provider": "https://localhost:41234", "providerPort": 41234, "devicePort": 41235, "consolePort": 41236,
-///  "channelsPort": 41237, "console": "http://127.0.0.1:41236", "ca": "/tmp/herald-…/tls/ca.pem", "adminToken": "…",
+///  "channelsPort": 41237, "webPushPort": 41238, "webPush": "https://localhost:41238", "console": "http://127.0.0.1:41236", "ca": "/tmp/herald-…/tls/ca.pem", "adminToken": "…",
 ///  "dataDir": "/tmp/herald-…", "environment": "development", "ephemeral": true,
 ///  "keys": [{"teamID": "TEAM123456", "keyID": "KEY1234567", "p8": "/tmp/herald-…/fixture/AuthKey_KEY1234567.p8"}],
 ///  "tokens": [{"name": "alice", "token": "…", "topic": "com.example.app", "environment": "development"}], "faults": ["fixture-1"]}
@@ -31,6 +31,7 @@ enum ReadyFile {
             "provider": .string("\(scheme)://\(host):\(gateway.providerPort)"),
             "providerPort": .integer(Int64(gateway.providerPort)), "devicePort": .integer(Int64(devicePort)),
             "consolePort": .integer(Int64(consolePort)), "channelsPort": .integer(Int64(gateway.channelsPort)),
+            "webPushPort": .integer(Int64(gateway.webPushPort)), "webPush": .string("\(scheme)://\(host):\(gateway.webPushPort)"),
             "console": .string("\(configuration.consoleUsesTLS ? "https" : "http")://\(consoleHost):\(consolePort)"),
             "adminToken": .string(gateway.adminToken), "dataDir": .string(directory.path),
             "environment": .string(configuration.environment.rawValue), "ephemeral": .bool(ephemeral),

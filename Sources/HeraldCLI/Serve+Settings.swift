@@ -25,6 +25,7 @@ extension Serve {
         flags[.devicePort] = devicePort.map(ConfigContent.int)
         flags[.consolePort] = consolePort.map(ConfigContent.int)
         flags[.channelsPort] = channelsPort.map(ConfigContent.int)
+        flags[.webPushPort] = webPushPort.map(ConfigContent.int)
         flags[.plaintext] = plaintext.map(ConfigContent.bool)
         flags[.environment] = environment.map { ConfigContent.string($0.rawValue) }
         flags[.store] = store.map(ConfigContent.string)

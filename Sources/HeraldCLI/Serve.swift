@@ -55,6 +55,10 @@ struct Serve: AsyncParsableCommand {
         name: .customLong("channels-port"),
         help: "Broadcast channel management API port (HTTP/2, as Apple's management host). (default: \(ServeSettings().channelsPort))")
     var channelsPort: Int?
+    @Option(
+        name: .customLong("webpush-port"),
+        help: "Web Push port: subscriptions' endpoints (RFC 8030, HTTP/2 and HTTP/1.1). (default: \(ServeSettings().webPushPort))")
+    var webPushPort: Int?
 
     @Flag(inversion: .prefixedNo, help: "Serve h2c (HTTP/2 without TLS, prior knowledge) on the provider port. (default: TLS)")
     var plaintext: Bool?
@@ -189,7 +193,7 @@ struct Serve: AsyncParsableCommand {
                 printNow(
                     quickStart.text(
                         configuration: configuration, providerPort: gateway.providerPort, devicePort: devicePort,
-                        consolePort: consolePort, channelsPort: gateway.channelsPort, caPath: gateway.caCertificatePath, dataDirectory: directory
+                        consolePort: consolePort, channelsPort: gateway.channelsPort, webPushPort: gateway.webPushPort, caPath: gateway.caCertificatePath, dataDirectory: directory
                     ))
             }
             try await group.waitForAll()

@@ -13,6 +13,7 @@ enum ServeSettingKey: String, CaseIterable, Sendable, CustomStringConvertible {
     case devicePort = "device-port"
     case consolePort = "console-port"
     case channelsPort = "channels-port"
+    case webPushPort = "webpush-port"
     case plaintext
     case environment
     case allowFaults = "allow-faults"
@@ -41,7 +42,7 @@ enum ServeSettingKey: String, CaseIterable, Sendable, CustomStringConvertible {
     var type: ConfigType {
         switch self {
         case .config, .dataDirectory, .host, .consoleHost, .environment, .store, .tlsCertificate, .tlsKey, .nodeName: .string
-        case .providerPort, .devicePort, .consolePort, .channelsPort, .idleTimeout: .int
+        case .providerPort, .devicePort, .consolePort, .channelsPort, .webPushPort, .idleTimeout: .int
         case .deviceRateLimit: .double
         case .plaintext, .quiet, .allowFaults: .bool
         }
@@ -53,7 +54,7 @@ enum ServeSettingKey: String, CaseIterable, Sendable, CustomStringConvertible {
         case .config: "the path of a JSON configuration file"
         case .dataDirectory: "a directory"
         case .host, .consoleHost: "an address to listen on"
-        case .providerPort, .devicePort, .consolePort, .channelsPort: "a port from 0 to 65535"
+        case .providerPort, .devicePort, .consolePort, .channelsPort, .webPushPort: "a port from 0 to 65535"
         case .plaintext, .quiet, .allowFaults: "true or false"
         case .environment: "development or production"
         case .store: "sqlite, a path to a SQLite file or a postgres:// URL"

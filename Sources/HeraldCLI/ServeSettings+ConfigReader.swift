@@ -27,6 +27,7 @@ extension ServeSettings {
         devicePort = try reader.value(.devicePort, Self.port) ?? devicePort
         consolePort = try reader.value(.consolePort, Self.port) ?? consolePort
         channelsPort = try reader.value(.channelsPort, Self.port) ?? channelsPort
+        webPushPort = try reader.value(.webPushPort, Self.port) ?? webPushPort
         plaintext = try reader.value(.plaintext, \.bool) ?? plaintext
         self.environment = try reader.value(.environment) { $0.string.flatMap(APNsEnvironment.init(rawValue:)) } ?? self.environment
         store = try reader.value(.store, Self.nonEmpty) ?? store

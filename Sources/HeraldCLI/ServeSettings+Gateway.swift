@@ -10,6 +10,7 @@ extension ServeSettings {
         configuration.providerPort = providerPort
         configuration.consolePort = consolePort
         configuration.channelsPort = channelsPort
+        configuration.webPushPort = webPushPort
         configuration.devicePort = devicePort
         configuration.plaintext = plaintext
         configuration.allowFaults = allowFaults

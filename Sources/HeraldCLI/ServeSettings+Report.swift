@@ -45,6 +45,7 @@ extension ServeSettings {
         case .devicePort: String(devicePort)
         case .consolePort: String(consolePort)
         case .channelsPort: String(channelsPort)
+        case .webPushPort: String(webPushPort)
         case .plaintext: String(plaintext)
         case .environment: environment.rawValue
         case .store: Self.maskingPassword(in: store)

@@ -26,6 +26,7 @@ struct ServeSettings: Sendable, Equatable {
     var devicePort = 5223
     var consolePort = 8080
     var channelsPort = 2195
+    var webPushPort = 8443
     /// Serve h2c (HTTP/2 without TLS, prior knowledge) on the provider port.
     var plaintext = false
     var environment = APNsEnvironment.development
@@ -68,12 +69,14 @@ struct ServeSettings: Sendable, Equatable {
             throw ValidationError("--ephemeral cannot make a temporary directory in \(FileManager.default.temporaryDirectory.path)")
         }
         dataDirectory = String(cString: made)
-        for key in [ServeSettingKey.providerPort, .devicePort, .consolePort, .channelsPort] where origin(of: key) == .builtInDefault {
+        for key in [ServeSettingKey.providerPort, .devicePort, .consolePort, .channelsPort, .webPushPort]
+        where origin(of: key) == .builtInDefault {
             switch key {
             case .providerPort: providerPort = 0
             case .devicePort: devicePort = 0
             case .consolePort: consolePort = 0
-            default: channelsPort = 0
+            case .channelsPort: channelsPort = 0
+            default: webPushPort = 0
             }
         }
         return dataDirectory

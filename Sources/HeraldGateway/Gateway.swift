@@ -20,6 +20,8 @@ public final class Gateway: Sendable {
     public let providerPort: Int
     /// The channel management API port actually bound.
     public let channelsPort: Int
+    /// The Web Push port (subscriptions' endpoints, docs/web-push.md).
+    public let webPushPort: Int
     /// The CA clients should trust, when the gateway made its own certificate.
     public let caCertificatePath: String?
     public let metrics: GatewayMetrics
@@ -32,6 +34,7 @@ public final class Gateway: Sendable {
     private init(
         providerPort: Int,
         channelsPort: Int,
+        webPushPort: Int,
         caCertificatePath: String?,
         metrics: GatewayMetrics,
         adminToken: String,
@@ -41,6 +44,7 @@ public final class Gateway: Sendable {
     ) {
         self.providerPort = providerPort
         self.channelsPort = channelsPort
+        self.webPushPort = webPushPort
         self.caCertificatePath = caCertificatePath
         self.metrics = metrics
         self.adminToken = adminToken
@@ -146,6 +150,18 @@ public final class Gateway: Sendable {
                 timeouts: .init(handshake: configuration.providerHandshakeTimeout, idle: configuration.idleTimeout),
                 group: eventLoopGroup, logger: logger)
         }
+        let webPushRefusals = WebPushRefusals()
+        let webPush = try await ListenError.naming(
+            "Web Push endpoints", flag: "--webpush-port", host: configuration.host, port: configuration.webPushPort
+        ) {
+            try await WebPushServer.bind(
+                host: configuration.host, port: configuration.webPushPort,
+                tls: configuration.plaintext ? nil : try webPushTLS(configuration: configuration, authority: authority),
+                service: WebPushService(
+                    configuration: configuration, directory: directory, writer: writer, hub: hub, clock: clock, metrics: metrics,
+                    events: events, refusals: webPushRefusals, logger: logger),
+                idle: configuration.idleTimeout, group: eventLoopGroup, logger: logger)
+        }
         let consolePort = eventLoopGroup.any().makePromise(of: Int.self)
         let devicePort = eventLoopGroup.any().makePromise(of: Int.self)
         let consoleService: (any Service)?
@@ -205,6 +221,7 @@ public final class Gateway: Sendable {
                 service: NamedListener(
                     service: deviceLinks, listener: "device link", flag: "--device-port", host: configuration.host, port: configuration.devicePort)),
             .init(service: channels),
+            .init(service: webPush),
             .init(service: provider),
         ]
         let group = ServiceGroup(
@@ -222,6 +239,7 @@ public final class Gateway: Sendable {
         return Gateway(
             providerPort: provider.port,
             channelsPort: channels.port,
+            webPushPort: webPush.port,
             caCertificatePath: configuration.tlsCertificatePath == nil ? authority.caCertificatePath : nil,
             metrics: metrics,
             adminToken: adminToken,
@@ -267,6 +285,13 @@ public final class Gateway: Sendable {
         // presented must chain to the local CA.
         tls.certificateVerification = .optionalVerification
         tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(authority.caCertificatePath))
+        return try NIOSSLContext(configuration: tls)
+    }
+
+    /// The same certificate as the provider API, offering HTTP/2 and HTTP/1.1 (Web Push senders use either).
+    private static func webPushTLS(configuration: GatewayConfiguration, authority: LocalCertificateAuthority) throws -> NIOSSLContext {
+        var tls = try serverTLS(configuration: configuration, authority: authority)
+        tls.applicationProtocols = ["h2", "http/1.1"]
         return try NIOSSLContext(configuration: tls)
     }
 

@@ -13,6 +13,8 @@ public struct GatewayConfiguration: Sendable {
     public var consolePort = 8080
     /// The channel management API's port (HTTP/2, as Apple's separate management host); 0 picks a free port.
     public var channelsPort = 2195
+    /// The Web Push port (RFC 8030 endpoints, HTTP/2 and HTTP/1.1 over TLS, docs/web-push.md); 0 picks a free port.
+    public var webPushPort = 8443
     /// Live broadcast channels an app may have in this gateway's environment (APNs allows 10,000).
     public var channelLimit = 10_000
     /// Address the console listens on: loopback by default, whatever `host` is, since it holds the admin API.

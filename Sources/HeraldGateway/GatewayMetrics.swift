@@ -50,6 +50,13 @@ public final class GatewayMetrics: Sendable {
         )
     }
 
+    private static var webPushAnsweredName: MetricNameDescriptor {
+        MetricNameDescriptor(
+            namespace: "herald", subsystem: "webpush", metricName: "messages", unitName: "total",
+            helpText: "Web Push requests (docs/web-push.md), by answer: accepted (201, committed) or Apple's reason."
+        )
+    }
+
     private static var faultsAppliedName: MetricNameDescriptor {
         MetricNameDescriptor(
             namespace: "herald", metricName: "faults_applied", unitName: "total",
@@ -141,6 +148,11 @@ public final class GatewayMetrics: Sendable {
     }
 
     /// A fault rule took a request.
+    /// A Web Push request's answer: 201 when `refused` is nil.
+    func recordWebPush(refused reason: APNsReason?) {
+        registry.makeCounter(descriptor: Self.webPushAnsweredName, labels: [("answer", reason?.rawValue ?? "accepted")]).increment()
+    }
+
     func faultApplied(_ action: String) {
         registry.makeCounter(descriptor: Self.faultsAppliedName, labels: [("action", action)]).increment()
     }

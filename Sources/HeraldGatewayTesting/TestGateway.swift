@@ -63,6 +63,7 @@ public final class TestGateway: Sendable {
         configuration.consolePort = 0
         configuration.devicePort = 0
         configuration.channelsPort = 0
+        configuration.webPushPort = 0
         configuration.directoryTimeToLive = .zero
         configuration.shutdownGracePeriod = .seconds(5)
         // Tests hold raw connections (and the console's client) longer than 20 s before their first request when the

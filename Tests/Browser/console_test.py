@@ -83,7 +83,7 @@ def main():
     log = open(os.path.join(data, "serve.log"), "w")
     gateway = subprocess.Popen(
         [herald, "serve", "--data-dir", data, "--provider-port", str(ports["provider"]), "--device-port",
-         str(ports["device"]), "--console-port", str(ports["console"]), "--channels-port", "0"], stdout=log, stderr=subprocess.STDOUT)
+         str(ports["device"]), "--console-port", str(ports["console"]), "--channels-port", "0", "--webpush-port", "0"], stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{ports['console']}"
     check = Check()
     driver = None

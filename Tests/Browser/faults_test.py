@@ -47,7 +47,7 @@ try:
     taken = herald_run("tokens", "issue", "--data-dir", data, "--topic", "com.example.app")
     spared = herald_run("tokens", "issue", "--data-dir", data, "--topic", "com.example.app")
     server = subprocess.Popen([herald, "serve", "--data-dir", data, "--provider-port", str(provider_port), "--device-port", "0",
-                               "--console-port", str(console_port), "--channels-port", "0", "--quiet"], stderr=subprocess.DEVNULL)
+                               "--console-port", str(console_port), "--channels-port", "0", "--webpush-port", "0", "--quiet"], stderr=subprocess.DEVNULL)
     for _ in range(100):
         try:
             urllib.request.urlopen(f"http://127.0.0.1:{console_port}/healthz")

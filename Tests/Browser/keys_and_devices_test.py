@@ -48,7 +48,7 @@ os.makedirs(downloads)
 provider, device, console = free_port(), free_port(), free_port()
 base = f"http://127.0.0.1:{console}"
 processes = [subprocess.Popen(
-    [herald, "serve", "--data-dir", data, "--provider-port", str(provider), "--device-port", str(device), "--console-port", str(console), "--channels-port", "0", "--quiet"],
+    [herald, "serve", "--data-dir", data, "--provider-port", str(provider), "--device-port", str(device), "--console-port", str(console), "--channels-port", "0", "--webpush-port", "0", "--quiet"],
     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
 try:
     for _ in range(100):

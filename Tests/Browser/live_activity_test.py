@@ -64,7 +64,7 @@ def main():
     try:
         processes.append(subprocess.Popen(
             [herald, "serve", "--data-dir", gateway_data, "--provider-port", str(ports["provider"]), "--device-port",
-             str(ports["device"]), "--console-port", str(ports["console"]), "--channels-port", str(ports["channels"])],
+             str(ports["device"]), "--console-port", str(ports["console"]), "--channels-port", str(ports["channels"]), "--webpush-port", "0"],
             stdout=open(os.path.join(work, "serve.log"), "w"), stderr=subprocess.STDOUT))
         ca = os.path.join(gateway_data, "tls", "ca.pem")
         for _ in range(100):

@@ -51,7 +51,7 @@ try:
     herald_run("keys", "create", "--data-dir", data, "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--out", f"{work}/key.p8")
     virtual = herald_run("tokens", "issue", "--data-dir", data, "--topic", "com.example.app")
     processes.append(subprocess.Popen([herald, "serve", "--data-dir", data, "--provider-port", str(provider_port), "--device-port",
-                                       str(device_port), "--console-port", str(console_port), "--channels-port", "0", "--quiet"], stderr=subprocess.DEVNULL))
+                                       str(device_port), "--console-port", str(console_port), "--channels-port", "0", "--webpush-port", "0", "--quiet"], stderr=subprocess.DEVNULL))
     for _ in range(100):
         try:
             urllib.request.urlopen(f"http://127.0.0.1:{console_port}/healthz")

@@ -150,7 +150,7 @@ def main():
     try:
         gateway = subprocess.Popen(
             [herald, "serve", "--data-dir", gateway_data, "--provider-port", str(ports["provider"]), "--device-port",
-             str(ports["device"]), "--console-port", str(ports["console"]), "--channels-port", "0"],
+             str(ports["device"]), "--console-port", str(ports["console"]), "--channels-port", "0", "--webpush-port", "0"],
             stdout=open(os.path.join(work, "serve.log"), "w"), stderr=subprocess.STDOUT)
         processes.append(gateway)
         ca = os.path.join(gateway_data, "tls", "ca.pem")

@@ -353,7 +353,7 @@ import X509
     @Test func serveAnswersAndStopsGracefullyOnSIGTERM() async throws {
         let data = CommandRunTests.temporaryDirectory()
         let serve = try HeraldProcess.start([
-            "serve", "--data-dir", data, "--provider-port", "0", "--device-port", "0", "--console-port", "0", "--channels-port", "0", "--plaintext",
+            "serve", "--data-dir", data, "--provider-port", "0", "--device-port", "0", "--console-port", "0", "--channels-port", "0", "--webpush-port", "0", "--plaintext",
         ])
         defer { serve.terminate() }
         #expect(await serve.waitForOutput(containing: "Or with curl"), "\(serve.errorOutput)")
@@ -382,7 +382,7 @@ import X509
         for (flag, listener) in listeners {
             var arguments = [
                 "serve", "--data-dir", CommandRunTests.temporaryDirectory(), "--quiet",
-                "--provider-port", "0", "--console-port", "0", "--device-port", "0", "--channels-port", "0",
+                "--provider-port", "0", "--console-port", "0", "--device-port", "0", "--channels-port", "0", "--webpush-port", "0",
             ]
             arguments[arguments.firstIndex(of: flag)! + 1] = port
             let result = try await CommandRunTests.run(arguments)
@@ -409,7 +409,7 @@ import X509
         let serve = try HeraldProcess.start(
             [
                 "--nofile=512:4096", HeraldProcess.binary.path, "serve", "--data-dir", data, "--provider-port", "0",
-                "--device-port", "0", "--console-port", "0", "--channels-port", "0", "--plaintext",
+                "--device-port", "0", "--console-port", "0", "--channels-port", "0", "--webpush-port", "0", "--plaintext",
             ],
             executable: URL(fileURLWithPath: "/usr/bin/prlimit")
         )

@@ -22,7 +22,7 @@ import Testing
         try HeraldProcess.start(
             [
                 "serve", "--data-dir", CommandRunTests.temporaryDirectory(), "--provider-port", "0", "--device-port", "0", "--console-port", "0",
-                "--channels-port", "0", "--quiet",
+                "--channels-port", "0", "--webpush-port", "0", "--quiet",
             ],
             environment: ["HERALD_LOG_LEVEL": level]
         )

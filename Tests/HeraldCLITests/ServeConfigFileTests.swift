@@ -60,7 +60,7 @@ import Testing
 
     @Test func anUnknownKeyIsNamedWithTheKeyItIsATypoOf() throws {
         let keys =
-            "data-dir, host, console-host, provider-port, device-port, console-port, channels-port, plaintext, environment, allow-faults, store, tls-cert, tls-key, idle-timeout, device-rate-limit, quiet, node-name"
+            "data-dir, host, console-host, provider-port, device-port, console-port, channels-port, webpush-port, plaintext, environment, allow-faults, store, tls-cert, tls-key, idle-timeout, device-rate-limit, quiet, node-name"
         let (path, message) = try problem(#"{"provider_port": 2197}"#)
         #expect(
             message == #"the configuration file \#(path) has an unknown key "provider_port" (did you mean "provider-port"?); the keys are \#(keys)"#)

@@ -54,19 +54,6 @@ final class ChannelManagementServer: Service, Sendable {
     }
 }
 
-/// The connections open on a listener, so that its shutdown can close them.
-private final class OpenChannels: Sendable {
-    private let table = Mutex<[ObjectIdentifier: any Channel]>([:])
-
-    func add(_ channel: any Channel) {
-        let id = ObjectIdentifier(channel)
-        table.withLock { $0[id] = channel }
-        channel.closeFuture.whenComplete { _ in _ = self.table.withLock { $0.removeValue(forKey: id) } }
-    }
-
-    var all: [any Channel] { table.withLock { Array($0.values) } }
-}
-
 /// One connection of the channel management API: frames in, each stream's request gathered and handed to
 /// ``ChannelManagementAPI``, its answer written when it comes. A low-volume API: no batching, one write per answer.
 /// As on the provider port, a connection that has sent no frame `handshake` after its accept is closed, and one with

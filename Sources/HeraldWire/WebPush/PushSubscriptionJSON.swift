@@ -32,6 +32,15 @@ public struct WebPushKeys: Sendable {
         self.auth = auth
     }
 
+    /// Keys kept as bytes: the private key's raw 32 bytes and the auth secret; nil when they are not a P-256 key.
+    public init?(rawPrivateKey: Data, auth: Data) {
+        guard let privateKey = try? P256.KeyAgreement.PrivateKey(rawRepresentation: rawPrivateKey), auth.count == 16 else { return nil }
+        self.init(privateKey: privateKey, auth: auth)
+    }
+
+    /// The private key's raw 32 bytes, for keeping.
+    public var rawPrivateKey: Data { privateKey.rawRepresentation }
+
     /// What the subscriber hands out.
     public var subscription: WebPushSubscriptionKeys {
         WebPushSubscriptionKeys(p256dh: privateKey.publicKey.x963Representation, auth: auth)
