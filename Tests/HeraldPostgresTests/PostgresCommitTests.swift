@@ -41,7 +41,7 @@ import Testing
                 ArrayParameter.text(["alert"]), ArrayParameter.int4([10]), ArrayParameter.int8([nil]), ArrayParameter.text([nil]),
                 ArrayParameter.bytea([Data("{}".utf8)]), ArrayParameter.float8([0]), ArrayParameter.text([nil]), ArrayParameter.int4([nil]),
                 ArrayParameter.text(["pending"]), ArrayParameter.float8([0]), ArrayParameter.float8([nil]), ArrayParameter.text([nil]))
-            #expect(try await Self.synchronousCommit(after: PostgresStore.insert, insert, in: database) == "on")
+            #expect(try await Self.synchronousCommit(after: PostgresStore.InsertForm.plain.statement, insert, in: database) == "on")
             #expect(try await Self.synchronousCommit(after: PostgresStore.markDelivered, PostgresBindings(ids, 0.0), in: database) == "off")
             #expect(try await Self.synchronousCommit(after: PostgresStore.discard, PostgresBindings(ids, 0.0, "expired"), in: database) == "off")
             // What the database's sessions start with is untouched.
