@@ -26,6 +26,14 @@ public struct GatewayConfiguration: Sendable {
     /// `serve --allow-faults`: honour fault rules in production too (development always does; docs/faults.md).
     public var allowFaults = false
 
+    /// The origin of the Web Push endpoints this gateway hands out for subscriptions made through it (a linked browser's,
+    /// a UnifiedPush app's): `https://HOST:PORT`, a loopback or wildcard `host` named localhost (the name its local
+    /// certificate has). `port` is the one bound (``webPushPort`` may be 0).
+    public func webPushOrigin(port: Int) -> String {
+        let name = ["127.0.0.1", "0.0.0.0", "::", "::1"].contains(host) ? "localhost" : host
+        return (plaintext ? "http://" : "https://") + (name.contains(":") ? "[\(name)]" : name) + ":\(port)"
+    }
+
     /// Whether this gateway applies fault rules: in development, or in production when allowed.
     public var honoursFaults: Bool { environment == .development || allowFaults }
     /// PEM files for the server certificate and key; nil uses the local CA's under `DATA_DIR/tls/`.
