@@ -8,9 +8,10 @@ cd "$(dirname "$0")/.."
 # console's and the device's pages in a real browser (Tests/Browser); postgresql is the server the PostgreSQL store's
 # tests run against (a throwaway one, below); nodejs checks the pages' scripts parse; nghttp2-server's nghttpd is the
 # reference HTTP/2 server the provider client is tested against (NghttpdInteropTests).
-# python3-venv makes the environments the third-party APNs clients from PyPI are installed in (Tests/Clients).
+# python3-venv makes the environments the third-party APNs clients from PyPI are installed in (Tests/Clients);
+# firefox-esr is the browser whose Push API is tested through Herald's Web Push port (Tests/Browser/firefox_push_test.py).
 packages=(libsqlite3-dev zlib1g-dev dbus-daemon chromium chromium-driver python3-selenium curl postgresql nodejs nghttp2-server
-  python3-venv)
+  python3-venv firefox-esr)
 missing=()
 for package in "${packages[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
@@ -87,4 +88,6 @@ timeout 300 "$(clients django Tests/Clients/requirements-django.txt)" Tests/Clie
 # Web Push senders from PyPI (pywebpush, py-vapid) and curl: accepted messages reach the subscriber, and each of Apple's
 # refusals reaches the sender as Apple answers it (docs/web-push.md).
 timeout 300 "$(clients webpush Tests/Clients/requirements-webpush.txt)" Tests/Clients/webpush_clients_test.py "$herald"
+# A real Firefox ESR's Push API through the Web Push port: subscribe, push, offline, unsubscribe.
+timeout 300 "$(clients webpush Tests/Clients/requirements-webpush.txt)" Tests/Browser/firefox_push_test.py "$herald"
 phase "done"

@@ -87,7 +87,7 @@ final class DevicePrinter: Sendable {
     private func showLiveActivityToken(_ message: DeviceLinkMessage) {
         var fields: [String: JSONValue] = [:]
         switch message {
-        case .registered(let topic, let token, let kind, let activityID), .unregistered(let topic, let token, let kind, let activityID):
+        case .registered(let topic, let token, let kind, let activityID, _), .unregistered(let topic, let token, let kind, let activityID):
             fields = ["event": .string(message.typeName), "topic": .string(topic), "kind": .string(kind.rawValue), "deviceToken": .string(token)]
             if let activityID { fields["activityID"] = .string(activityID) }
         case .subscribed(let topic, let channelID), .unsubscribed(let topic, let channelID):

@@ -19,6 +19,8 @@ final class BusThread {
     private let mailbox: BusMailbox
     private var pendingCalls: [Int: (Callback, (Result<[DBusValue], DBusError>) -> Void)] = [:]
     private var subscriptions: [Int: Subscription] = [:]
+    /// Method calls answered later (``export(path:answering:)``), held (referenced) until they are.
+    private var heldCalls: [Int: OpaquePointer] = [:]
     /// Numbers pending calls and subscriptions.
     private var lastID = 0
 
@@ -69,6 +71,8 @@ final class BusThread {
             subscription.end()
         }
         subscriptions = [:]
+        for (_, call) in heldCalls { sd_bus_message_unref(call) }
+        heldCalls = [:]
         sd_bus_flush_close_unref(bus)
         let unanswered = pendingCalls.values.map(\.1)
         pendingCalls = [:]
@@ -169,9 +173,62 @@ final class BusThread {
         subscriptions[lastID] = Subscription(slot: slot, callback: callback, end: {})
     }
 
+    /// Like ``export(path:_:)``, but `handler` answers later, off the bus thread: the call is held until then.
+    func export(path: String, answering handler: @escaping @Sendable (DBusMethodCall) async -> DBusReply) throws(DBusError) {
+        let mailbox = self.mailbox
+        let callback = Callback { [unowned self] message, _ in
+            var type: UInt8 = 0
+            guard sd_bus_message_get_type(message, &type) >= 0, type == UInt8(SD_BUS_MESSAGE_METHOD_CALL),
+                let call = try? Self.methodCall(message)
+            else { return 0 }
+            lastID += 1
+            let id = lastID
+            heldCalls[id] = sd_bus_message_ref(message)
+            Task {
+                let answer = await handler(call)
+                mailbox.post { $0?.answerHeld(id, answer) }
+            }
+            return 1
+        }
+        var slot: OpaquePointer?
+        let userdata = Unmanaged.passUnretained(callback).toOpaque()
+        try DBusMessageCoding.check(sd_bus_add_object(bus, &slot, path, Self.dispatch, userdata), "export \(path)")
+        lastID += 1
+        subscriptions[lastID] = Subscription(slot: slot, callback: callback, end: {})
+    }
+
+    /// Sends the answer to a held call (none to a call that asked for none) and lets it go.
+    private func answerHeld(_ id: Int, _ answer: DBusReply) {
+        guard let call = heldCalls.removeValue(forKey: id) else { return }
+        defer { sd_bus_message_unref(call) }
+        switch answer {
+        case .values(let values):
+            _ = reply(to: call, with: values)
+        case .signalsThenValues(let signals, let values):
+            for signal in signals {
+                try? emit(path: signal.path, interface: signal.interface, member: signal.member, arguments: signal.body)
+            }
+            _ = reply(to: call, with: values)
+        case .error(let name, let text):
+            name.withCString { name in
+                text.withCString { text in
+                    var error = sd_bus_error(name: name, message: text, _need_free: 0)
+                    var message: OpaquePointer?
+                    guard sd_bus_message_new_method_error(call, &message, &error) >= 0, let message else { return }
+                    _ = sd_bus_send(bus, message, nil)
+                    sd_bus_message_unref(message)
+                }
+            }
+        }
+    }
+
     private func reply(to call: OpaquePointer, with values: [DBusValue]) -> Int32 {
         do throws(DBusError) {
-            let message = try newMessage { message in sd_bus_message_new_method_return(call, &message) }
+            var made: OpaquePointer?
+            let result = sd_bus_message_new_method_return(call, &made)
+            // A call sent with NO_REPLY_EXPECTED (a v1 UnifiedPush Unregister, say) takes no reply: sd-bus says EPERM.
+            if result == -EPERM { return 1 }
+            guard result >= 0, let message = made else { throw DBusError.system("new message", errno: -result) }
             defer { sd_bus_message_unref(message) }
             try DBusMessageCoding.append(values, to: message)
             try DBusMessageCoding.check(sd_bus_send(bus, message, nil), "send reply")

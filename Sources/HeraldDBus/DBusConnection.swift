@@ -123,6 +123,12 @@ package final class DBusConnection: Sendable {
         try await perform { thread throws(DBusError) in try thread.export(path: path, handler) }
     }
 
+    /// Answers method calls to `path` with `handler`, which may take its time: each call waits for its answer (the
+    /// bus thread goes on meanwhile). For a service whose answers need other work first (the network, another call).
+    package func export(path: String, answering handler: @escaping @Sendable (DBusMethodCall) async -> DBusReply) async throws(DBusError) {
+        try await perform { thread throws(DBusError) in try thread.export(path: path, answering: handler) }
+    }
+
     /// Takes a well-known name (`org.freedesktop.Notifications`).
     package func requestName(_ name: String) async throws(DBusError) {
         try await perform { thread throws(DBusError) in

@@ -150,6 +150,10 @@ public final class Gateway: Sendable {
                 timeouts: .init(handshake: configuration.providerHandshakeTimeout, idle: configuration.idleTimeout),
                 group: eventLoopGroup, logger: logger)
         }
+        let linkServices = DeviceLinkServices(
+            configuration: configuration, store: store, hub: hub, recorder: recorder, directory: directory,
+            retirements: retirements, clock: clock, metrics: metrics, logger: logger, events: events
+        )
         let webPushRefusals = WebPushRefusals()
         let webPush = try await ListenError.naming(
             "Web Push endpoints", flag: "--webpush-port", host: configuration.host, port: configuration.webPushPort
@@ -160,8 +164,9 @@ public final class Gateway: Sendable {
                 service: WebPushService(
                     configuration: configuration, directory: directory, writer: writer, hub: hub, clock: clock, metrics: metrics,
                     events: events, refusals: webPushRefusals, logger: logger),
-                idle: configuration.idleTimeout, group: eventLoopGroup, logger: logger)
+                browsers: linkServices, idle: configuration.idleTimeout, group: eventLoopGroup, logger: logger)
         }
+        linkServices.webPushServed(at: configuration.webPushOrigin(port: webPush.port))
         let consolePort = eventLoopGroup.any().makePromise(of: Int.self)
         let devicePort = eventLoopGroup.any().makePromise(of: Int.self)
         let consoleService: (any Service)?
@@ -185,10 +190,7 @@ public final class Gateway: Sendable {
         }
         if consoleService == nil { consolePort.fail(NoConsole()) }
         let deviceLinks = DeviceLinkServer(
-            services: DeviceLinkServices(
-                configuration: configuration, store: store, hub: hub, recorder: recorder, directory: directory,
-                retirements: retirements, clock: clock, metrics: metrics, logger: logger, events: events
-            ),
+            services: linkServices,
             tls: configuration.plaintext ? nil : try NIOSSLContext(configuration: http1TLS(configuration: configuration, authority: authority)),
             group: eventLoopGroup,
             onListening: { devicePort.succeed($0) }

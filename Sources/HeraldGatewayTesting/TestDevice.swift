@@ -105,7 +105,7 @@ public final class TestDevice: Sendable {
     /// Registers `topic` and returns the token.
     public func register(_ topic: String) async throws -> String {
         send(.register(topic: topic))
-        guard case .registered(_, let token, _, _)? = try await next() else { throw TestDeviceError("no registered for \(topic)") }
+        guard case .registered(_, let token, _, _, _)? = try await next() else { throw TestDeviceError("no registered for \(topic)") }
         return token
     }
 
@@ -113,7 +113,7 @@ public final class TestDevice: Sendable {
     public func register(_ topic: String, kind: TokenKind, activityID: String? = nil) async throws -> String {
         send(.register(topic: topic, kind: kind, activityID: activityID))
         let answer = try await next()
-        guard case .registered(_, let token, kind, activityID)? = answer else {
+        guard case .registered(_, let token, kind, activityID, _)? = answer else {
             throw TestDeviceError("no registered for the \(kind.rawValue) token of \(topic): \(answer.map { $0.encoded() } ?? "nothing")")
         }
         return token

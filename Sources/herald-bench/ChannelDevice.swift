@@ -197,7 +197,7 @@ final class DeviceLinkClientHandler: ChannelInboundHandler {
             send(.hello(hello), context: context)
         case .welcome:
             send(.register(topic: topic), context: context)
-        case .registered(_, let deviceToken, _, _):
+        case .registered(_, let deviceToken, _, _, _):
             guard let channelID else { return callbacks.registered(deviceToken) }
             token = deviceToken
             send(.subscribe(topic: topic, channelID: channelID), context: context)

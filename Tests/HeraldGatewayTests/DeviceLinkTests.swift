@@ -79,7 +79,7 @@ import Testing
         try await link.send(opcode: 0x1, fin: false, Array(message.prefix(10)))
         try await link.send(opcode: 0x0, fin: true, Array(message.dropFirst(10)))
         let reply = try DeviceLinkMessage.decode(try await link.frame(after: 2) { $0.opcode == 0x1 }.text)
-        guard case .registered(let topic, _, _, _) = reply else {
+        guard case .registered(let topic, _, _, _, _) = reply else {
             Issue.record("got \(reply)")
             return
         }

@@ -66,6 +66,8 @@ enum { SD_BUS_MESSAGE_METHOD_CALL = 1 };
       (sd_bus *bus, sd_bus_message **m, const char *path, const char *interface, const char *member), \
       (bus, m, path, interface, member)) \
     X(sd_bus_message *, sd_bus_message_unref, (sd_bus_message *m), (m)) \
+    X(sd_bus_message *, sd_bus_message_ref, (sd_bus_message *m), (m)) \
+    X(int, sd_bus_message_new_method_error, (sd_bus_message *call, sd_bus_message **m, const sd_bus_error *e), (call, m, e)) \
     X(int, sd_bus_message_get_type, (sd_bus_message *m, uint8_t *type), (m, type)) \
     X(const char *, sd_bus_message_get_path, (sd_bus_message *m), (m)) \
     X(const char *, sd_bus_message_get_interface, (sd_bus_message *m), (m)) \

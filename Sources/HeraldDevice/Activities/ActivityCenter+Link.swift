@@ -37,11 +37,11 @@ extension ActivityCenter {
     func linkAnswer(_ message: DeviceLinkMessage) throws -> LiveActivity? {
         try store.write { db in
             switch message {
-            case .registered(let topic, let token, .pushToStart, _):
+            case .registered(let topic, let token, .pushToStart, _, _):
                 try ActivityStore.setPushToStartToken(token, of: topic, db)
             case .unregistered(let topic, let token, .pushToStart, _):
                 if try ActivityStore.pushToStartToken(of: topic, db) == token { try ActivityStore.setPushToStartToken(nil, of: topic, db) }
-            case .registered(_, let token, .activity, let id?):
+            case .registered(_, let token, .activity, let id?, _):
                 guard var activity = try ActivityStore.activities(db, where: "id = ?", [id]).first else { return nil }
                 activity.pushToken = token
                 try ActivityStore.save(activity, db)

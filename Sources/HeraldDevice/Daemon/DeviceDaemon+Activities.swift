@@ -88,7 +88,7 @@ extension DeviceDaemon {
             return
         }
         if let activity = try activities.linkAnswer(message) { tellWatchers(activity) }
-        if case .registered(let topic, let token, .pushToStart, _) = message { tellWatchers(pushToStartToken: token, of: topic) }
+        if case .registered(let topic, let token, .pushToStart, _, _) = message { tellWatchers(pushToStartToken: token, of: topic) }
         report(.liveActivityToken(message))
     }
 

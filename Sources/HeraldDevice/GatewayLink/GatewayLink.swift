@@ -133,7 +133,7 @@ package struct GatewayLink: Sendable {
             }
             while keepGoing, let message = try await next() {
                 switch message {
-                case .registered(let topic, let token, .app, _):
+                case .registered(let topic, let token, .app, _, _):
                     keepGoing = try await handler(.registered(topic: topic, deviceToken: token))
                 case .unregistered(let topic, let token, .app, _):
                     keepGoing = try await handler(.unregistered(topic: topic, deviceToken: token))

@@ -8,7 +8,10 @@ extension DeviceLinkServices {
     /// The answer to a `register`, `unregister`, `subscribe` or `unsubscribe` from the device `deviceID`.
     func answer(_ request: DeviceLinkMessage, deviceID: String) async throws(StoreError) -> DeviceLinkMessage {
         switch request {
-        case .register(let topic, let kind, let activityID):
+        case .register(let topic, .webPush, let activityID, let applicationServerKey):
+            return try await registerWebPush(
+                request, topic: topic, activityID: activityID, applicationServerKey: applicationServerKey, deviceID: deviceID)
+        case .register(let topic, let kind, let activityID, _):
             return try await register(request, topic: topic, kind: kind, activityID: activityID, deviceID: deviceID)
         case .unregister(let topic, let kind, let activityID):
             return try await unregister(request, topic: topic, kind: kind, activityID: activityID, deviceID: deviceID)
@@ -78,7 +81,7 @@ extension DeviceLinkServices {
             let what = kind == .app ? "registration for \(topic)" : "\(kind.rawValue) token of \(topic)"
             return request.refused(reason: "NotRegistered", message: "this device has no \(what)")
         }
-        try await retire(device, as: kind == .app ? .unregistered : .expired, answered: true)
+        try await retire(device, as: kind == .app || kind == .webPush ? .unregistered : .expired, answered: true)
         if kind == .app {
             for other in live where other.topic == topic && other.kind != .app {
                 try await retire(other, as: .unregistered, answered: false)
@@ -93,7 +96,7 @@ extension DeviceLinkServices {
     }
 
     /// Retires one token; `answered` when the device's request is answered with it (the feed does not tell it again).
-    private func retire(_ device: DeviceRecord, as retirement: DeviceRecord.Retirement, answered: Bool) async throws(StoreError) {
+    func retire(_ device: DeviceRecord, as retirement: DeviceRecord.Retirement, answered: Bool) async throws(StoreError) {
         let now = clock.now()
         // The answer tells the device; the feed announces it to the console (and to no one else here).
         if answered { hub.answeredRetirement(of: device.token, true) }
@@ -140,7 +143,7 @@ extension DeviceLinkServices {
     }
 
     /// The device's live tokens in this gateway's environment.
-    private func liveTokens(deviceID: String) async throws(StoreError) -> [DeviceRecord] {
+    func liveTokens(deviceID: String) async throws(StoreError) -> [DeviceRecord] {
         try await store.devices(owner: deviceID).filter { $0.retiredAt == nil && $0.environment == configuration.environment }
     }
 

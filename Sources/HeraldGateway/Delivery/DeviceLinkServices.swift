@@ -3,6 +3,7 @@ import HeraldStore
 import HeraldWire
 import Logging
 import NIOWebSocket
+import Synchronization
 
 /// What every device link shares (the store, the hub of online devices, the delivery recorder), and the
 /// work a link hands off its event loop because it needs the store.
@@ -21,6 +22,8 @@ final class DeviceLinkServices: Sendable {
     let logger: Logger
     /// Delivery state changes for `GET /v1/events`.
     let events: DeliveryEvents
+    /// The origin of the web push endpoints this gateway serves, once their port is bound (``webPushServed(at:)``).
+    private let boundWebPushOrigin = Mutex<String?>(nil)
 
     init(
         configuration: GatewayConfiguration, store: any Store, hub: DeviceHub, recorder: DeliveryRecorder,
@@ -37,6 +40,15 @@ final class DeviceLinkServices: Sendable {
         self.metrics = metrics
         self.logger = logger
         self.events = events
+    }
+
+    /// The origin of the web push endpoints this gateway serves (``GatewayConfiguration/webPushOrigin(port:)`` of the
+    /// bound port); nil when it serves none, and then a device link takes no web push subscriptions.
+    var webPushOrigin: String? { boundWebPushOrigin.withLock { $0 } }
+
+    /// The web push port is bound: subscriptions made over device links get endpoints at `origin`.
+    func webPushServed(at origin: String) {
+        boundWebPushOrigin.withLock { $0 = origin }
     }
 
     /// A device that proved its key: its id and the channels it takes broadcasts on.
@@ -113,6 +125,8 @@ extension DeviceLinkServices {
 }
 
 extension StoredNotification {
+    /// The notification as the device link carries it; a web push message's ciphertext body wrapped in a JSON object
+    /// (``WebPushLinkPayload``), as the link's payload is always one.
     var linkNotification: LinkNotification {
         LinkNotification(
             apnsID: apnsID,
@@ -125,8 +139,12 @@ extension StoredNotification {
             collapseID: collapseID,
             expiration: expiration,
             receivedAt: Int64((receivedAt.timeIntervalSince1970 * 1000).rounded(.down)),
-            payload: payload,
+            payload: pushType == .webPush ? webPushLinkPayload : payload,
             channelID: channelID
         )
+    }
+
+    private var webPushLinkPayload: Data {
+        WebPushLinkPayload(body: payload, urgency: webPush?.urgency ?? .normal, ttl: webPush?.ttl ?? 0, topic: collapseID).encoded()
     }
 }

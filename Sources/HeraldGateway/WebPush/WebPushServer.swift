@@ -5,11 +5,13 @@ import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import NIOTLS
+import NIOWebSocket
 import ServiceLifecycle
 
 /// The Web Push port (`--webpush-port`, 8443): subscriptions' endpoints (RFC 8030), over HTTP/2 or HTTP/1.1 as the
 /// sender picks, like Apple's push service: ALPN on TLS; with `--plaintext`, h2c with prior knowledge when the first bytes
-/// are HTTP/2's preface, HTTP/1.1 otherwise.
+/// are HTTP/2's preface, HTTP/1.1 otherwise. On HTTP/1.1, a WebSocket upgrade at `/` is Firefox's push connection
+/// (``AutopushHandler``), for a Firefox whose `dom.push.serverURL` names this port.
 final class WebPushServer: Service, Sendable {
     private let serverChannel: any Channel
     private let connections: OpenChannels
@@ -23,8 +25,8 @@ final class WebPushServer: Service, Sendable {
     }
 
     static func bind(
-        host: String, port: Int, tls: NIOSSLContext?, service: WebPushService, idle: TimeAmount, group: any EventLoopGroup,
-        logger: Logger
+        host: String, port: Int, tls: NIOSSLContext?, service: WebPushService, browsers: DeviceLinkServices, idle: TimeAmount,
+        group: any EventLoopGroup, logger: Logger
     ) async throws -> WebPushServer {
         let connections = OpenChannels()
         let channel = try await ServerBootstrap(group: group)
@@ -34,7 +36,7 @@ final class WebPushServer: Service, Sendable {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
-                    let protocols = WebPushProtocols(service: service, idle: idle, logger: logger)
+                    let protocols = WebPushProtocols(service: service, browsers: browsers, usesTLS: tls != nil, idle: idle, logger: logger)
                     if let tls {
                         try sync.addHandler(NIOSSLServerHandler(context: tls))
                         try sync.addHandler(
@@ -70,6 +72,8 @@ final class WebPushServer: Service, Sendable {
 /// How a connection of the Web Push port is set up once its protocol is known.
 private struct WebPushProtocols: Sendable {
     var service: WebPushService
+    var browsers: DeviceLinkServices
+    var usesTLS: Bool
     var idle: TimeAmount
     var logger: Logger
 
@@ -79,8 +83,33 @@ private struct WebPushProtocols: Sendable {
 
     func addHTTP1(to channel: any Channel) throws {
         let sync = channel.pipeline.syncOperations
-        try sync.configureHTTPServerPipeline(withErrorHandling: true)
-        try sync.addHandler(WebPushHTTP1Handler(service: service))
+        let handler = NIOLoopBound(WebPushHTTP1Handler(service: service), eventLoop: channel.eventLoop)
+        let browsers = self.browsers
+        let scheme = usesTLS ? "https://" : "http://"
+        let upgrader = NIOWebSocketServerUpgrader(
+            maxFrameSize: browsers.configuration.deviceLinkMessageLimit,
+            automaticErrorHandling: false,
+            shouldUpgrade: { channel, head in
+                guard head.uri.prefix(while: { $0 != "?" }) == "/" else { return channel.eventLoop.makeSucceededFuture(nil) }
+                // Firefox offers the subprotocol push-notification; echoing it is what autopush does.
+                var headers = HTTPHeaders()
+                if head.headers[canonicalForm: "sec-websocket-protocol"].contains("push-notification") {
+                    headers.add(name: "Sec-WebSocket-Protocol", value: "push-notification")
+                }
+                return channel.eventLoop.makeSucceededFuture(headers)
+            },
+            upgradePipelineHandler: { channel, head in
+                channel.eventLoop.makeCompletedFuture {
+                    let origin = scheme + (head.headers.first(name: "host") ?? "localhost")
+                    try channel.pipeline.syncOperations.addHandler(AutopushHandler(services: browsers, origin: origin))
+                }
+            })
+        try sync.configureHTTPServerPipeline(
+            withServerUpgrade: (upgraders: [upgrader], completionHandler: { context in
+                context.pipeline.syncOperations.removeHandler(handler.value, promise: nil)
+            }),
+            withErrorHandling: true)
+        try sync.addHandler(handler.value)
     }
 }
 

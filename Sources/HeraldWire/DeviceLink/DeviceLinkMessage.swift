@@ -9,11 +9,13 @@ public enum DeviceLinkMessage: Sendable, Hashable {
     case hello(Hello)
     /// gateway → device: the signature is good; the link is open.
     case welcome(deviceID: String)
-    /// device → gateway: give me a device token for this app (`kind` `app`), its push-to-start token, or a token
-    /// for its Live Activity `activityID`.
-    case register(topic: String, kind: TokenKind = .app, activityID: String? = nil)
-    /// gateway → device: the token asked for (the same one each time until it is unregistered).
-    case registered(topic: String, deviceToken: String, kind: TokenKind = .app, activityID: String? = nil)
+    /// device → gateway: give me a device token for this app (`kind` `app`), its push-to-start token, a token
+    /// for its Live Activity `activityID`, or a web push subscription (`kind` `webPush`) named `activityID`, made with
+    /// `applicationServerKey` (base64url of the VAPID public key the subscription takes messages signed with).
+    case register(topic: String, kind: TokenKind = .app, activityID: String? = nil, applicationServerKey: String? = nil)
+    /// gateway → device: the token asked for (the same one each time until it is unregistered); a web push
+    /// subscription's with its `endpoint`.
+    case registered(topic: String, deviceToken: String, kind: TokenKind = .app, activityID: String? = nil, endpoint: String? = nil)
     /// device → gateway: the app was removed (`kind` `app`: every token of the app must answer 410 Unregistered from
     /// now on), or a Live Activity was dismissed (`kind` `activity`: its token answers 410 ExpiredToken).
     case unregister(topic: String, kind: TokenKind = .app, activityID: String? = nil)
@@ -88,7 +90,7 @@ public enum DeviceLinkMessage: Sendable, Hashable {
     public func refused(reason: String, message: String) -> DeviceLinkMessage {
         var refusal = Refusal(reason: reason, message: message)
         switch self {
-        case .register(let topic, let kind, let activityID), .unregister(let topic, let kind, let activityID):
+        case .register(let topic, let kind, let activityID, _), .unregister(let topic, let kind, let activityID):
             refusal.topic = topic
             refusal.kind = kind == .app ? nil : kind
             refusal.activityID = activityID
@@ -127,11 +129,14 @@ extension DeviceLinkMessage {
                 ])
         case .welcome(let deviceID):
             return object(type: "welcome", ["deviceID": .string(deviceID)])
-        case .register(let topic, let kind, let activityID):
-            return object(type: "register", Self.tokenFields(topic: topic, kind: kind, activityID: activityID))
-        case .registered(let topic, let token, let kind, let activityID):
+        case .register(let topic, let kind, let activityID, let applicationServerKey):
+            var fields = Self.tokenFields(topic: topic, kind: kind, activityID: activityID)
+            if let applicationServerKey { fields["applicationServerKey"] = .string(applicationServerKey) }
+            return object(type: "register", fields)
+        case .registered(let topic, let token, let kind, let activityID, let endpoint):
             var fields = Self.tokenFields(topic: topic, kind: kind, activityID: activityID)
             fields["deviceToken"] = .string(token)
+            if let endpoint { fields["endpoint"] = .string(endpoint) }
             return object(type: "registered", fields)
         case .unregister(let topic, let kind, let activityID):
             return object(type: "unregister", Self.tokenFields(topic: topic, kind: kind, activityID: activityID))
@@ -243,11 +248,12 @@ extension DeviceLinkMessage {
             }
             return kind
         }
-        /// An activity's id: required for an activity token, refused for the others.
+        /// An activity's id (a web push subscription's name): required for an activity token and a subscription,
+        /// refused for the others.
         func activityID(for kind: TokenKind) throws(DecodingError) -> String? {
             let id = fields["activityID"]?.stringValue
-            guard (kind == .activity) == (id != nil) else {
-                throw DecodingError("\(type): \"activityID\" goes with \"kind\": \"activity\" and only with it")
+            guard (kind == .activity || kind == .webPush) == (id != nil) else {
+                throw DecodingError("\(type): \"activityID\" goes with \"kind\": \"activity\" or \"webPush\" and only with them")
             }
             return id
         }
@@ -260,9 +266,14 @@ extension DeviceLinkMessage {
             let kind = try kind()
             let activityID = try activityID(for: kind)
             switch type {
-            case "register": return .register(topic: topic, kind: kind, activityID: activityID)
+            case "register":
+                return .register(
+                    topic: topic, kind: kind, activityID: activityID, applicationServerKey: fields["applicationServerKey"]?.stringValue)
             case "unregister": return .unregister(topic: topic, kind: kind, activityID: activityID)
-            case "registered": return .registered(topic: topic, deviceToken: try string("deviceToken"), kind: kind, activityID: activityID)
+            case "registered":
+                return .registered(
+                    topic: topic, deviceToken: try string("deviceToken"), kind: kind, activityID: activityID,
+                    endpoint: fields["endpoint"]?.stringValue)
             default: return .unregistered(topic: topic, deviceToken: try string("deviceToken"), kind: kind, activityID: activityID)
             }
         case "subscribe": return .subscribe(topic: try string("topic"), channelID: try string("channelID"))
