@@ -11,7 +11,7 @@ extension WebPush {
 
         @OptionGroup var store: StoreOption
 
-        @Argument(help: "The subscription: its endpoint URL, or the token (hex) at the end of it.")
+        @Argument(help: "The subscription: its JSON file, its endpoint URL, or the token (hex) at the end of it.")
         var subscription: String
 
         @Option(help: "How many messages to list.")
@@ -21,7 +21,11 @@ extension WebPush {
         var json = false
 
         func run() async throws {
-            let hex = subscription.split(separator: "/").last.map(String.init) ?? subscription
+            var endpoint = subscription
+            if let data = FileManager.default.contents(atPath: subscription), let parsed = try? PushSubscriptionJSON.parse(data) {
+                endpoint = parsed.endpoint
+            }
+            let hex = endpoint.split(separator: "/").last.map(String.init) ?? endpoint
             guard let token = DeviceToken(hex: hex) else {
                 throw ValidationError("name the subscription by its endpoint (…/push/TOKEN) or its token in hex")
             }

@@ -15,7 +15,7 @@ import Testing
 public enum StoreConformance {
     public enum Behaviour: String, CaseIterable, Sendable, CustomStringConvertible {
         case keysRoundTrip, devicesRoundTrip, retirements, notificationsRoundTrip, registrations, offlinePolicies, deliveryStates, responses,
-            deliveryLog, broadcastChannels, tokenKinds, channelSubscriptions, faultRules
+            deliveryLog, broadcastChannels, tokenKinds, channelSubscriptions, faultRules, webPush
 
         public var description: String { rawValue }
 
@@ -35,6 +35,7 @@ public enum StoreConformance {
             case .tokenKinds: try await StoreConformance.tokenKinds(store)
             case .channelSubscriptions: try await StoreConformance.channelSubscriptions(store)
             case .faultRules: try await StoreConformance.faultRules(store)
+            case .webPush: try await StoreConformance.webPush(store)
             }
         }
     }

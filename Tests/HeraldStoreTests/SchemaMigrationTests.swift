@@ -42,7 +42,7 @@ import Testing
         #expect(
             applied == [
                 "v1", "v2: devices, apps, delivery", "v3: one pending index", "v4: responses", "v5: retirements in order", "v6: broadcast channels",
-                "v7: token kinds and channel subscriptions", "v8: fault rules",
+                "v7: token kinds and channel subscriptions", "v8: fault rules", "v9: web push",
             ])
         // v7: the fixture's tokens are apps' own, and a device takes subscriptions.
         #expect(try await store.device(try #require(DeviceToken(hex: String(repeating: "ab", count: 32))))?.kind == .app)
