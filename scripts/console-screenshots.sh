@@ -11,4 +11,5 @@ herald="$(swift build --show-bin-path)/herald"
 /usr/bin/python3 Tests/Browser/notification_center_test.py "$herald" docs/images
 /usr/bin/python3 Tests/Browser/live_activity_test.py "$herald" docs/images
 /usr/bin/python3 Tests/Browser/faults_test.py "$herald" docs/images
+/usr/bin/python3 Tests/Browser/webpush_console_test.py "$herald" docs/images
 .build/python-clients/webpush/bin/python Tests/Browser/firefox_push_test.py "$herald" docs/images  # its environment: scripts/test.sh makes it

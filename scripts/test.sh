@@ -71,6 +71,7 @@ timeout 300 /usr/bin/python3 Tests/Browser/log_test.py "$herald"
 timeout 300 /usr/bin/python3 Tests/Browser/notification_center_test.py "$herald"
 timeout 300 /usr/bin/python3 Tests/Browser/live_activity_test.py "$herald"
 timeout 300 /usr/bin/python3 Tests/Browser/faults_test.py "$herald"
+timeout 300 /usr/bin/python3 Tests/Browser/webpush_console_test.py "$herald"
 # Widely used APNs clients from PyPI against `herald serve --ephemeral` with fault rules (docs/clients.md): each sees
 # a 200, an injected 410 and 429 as its own result or error type. Their virtual environments are kept in .build, made
 # again when a requirements file changes.

@@ -22,6 +22,7 @@ struct AdminAPI: Sendable {
     /// The provider API's cache of keys, devices and policies, told of changes made here.
     let directory: Directory
     let faults: ConsoleFaults
+    let webPush: ConsoleWebPush
 
     func register(on router: Router<BasicRequestContext>) {
         let group = router.group("v1").add(middleware: ConsoleAPIGate(auth: auth))
@@ -31,6 +32,7 @@ struct AdminAPI: Sendable {
         sender.register(on: group)
         keys.register(on: group)
         faults.register(on: group)
+        webPush.register(on: group)
         DeliveryLog(store: store).register(on: group)
         ConsoleLiveActivities(store: store, hub: hub, environment: sender.environment).register(on: group)
         group.get("notifications/:id") { _, context in try await notification(context.parameters.get("id") ?? "") }
@@ -89,7 +91,11 @@ struct AdminAPI: Sendable {
         guard case .object(var fields) = try await DeliveryLog.timeline(of: notification, store: store) else {
             return Self.json(.ok, try await DeliveryLog.timeline(of: notification, store: store))
         }
-        fields["payload"] = (try? JSONValue.parse(notification.payload)) ?? .string(String(decoding: notification.payload, as: UTF8.self))
+        if notification.pushType == .webPush {
+            fields["payload"] = ConsoleWebPush.payload(of: notification, dataDirectory: webPush.dataDirectory)
+        } else {
+            fields["payload"] = (try? JSONValue.parse(notification.payload)) ?? .string(String(decoding: notification.payload, as: UTF8.self))
+        }
         return Self.json(.ok, .object(fields))
     }
 

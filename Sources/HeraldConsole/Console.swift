@@ -36,7 +36,8 @@ public enum Console {
                 store: parts.store, directory: parts.directory, retirements: parts.retirements, environment: configuration.environment,
                 clock: parts.clock),
             directory: parts.directory,
-            faults: ConsoleFaults(store: parts.store, faults: parts.faults, clock: parts.clock)
+            faults: ConsoleFaults(store: parts.store, faults: parts.faults, clock: parts.clock),
+            webPush: ConsoleWebPush(refusals: parts.webPushRefusals, dataDirectory: parts.dataDirectory, origin: parts.webPushOrigin)
         )
         let relay = DeviceLinkRelay(
             devicePort: parts.devicePort, host: configuration.host,

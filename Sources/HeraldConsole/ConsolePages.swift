@@ -51,6 +51,7 @@ struct ConsolePages: Sendable {
         "/keys": "keys.html",
         "/live-activities": "live-activities.html",
         "/faults": "faults.html",
+        "/webpush": "webpush.html",
     ]
 
     /// `POST /sign-in` with the form fields `token` and `next`: the admin token gives a session cookie and a redirect

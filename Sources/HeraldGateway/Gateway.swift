@@ -176,6 +176,7 @@ public final class Gateway: Sendable {
                     GatewayParts(
                         configuration: configuration, store: store, dataDirectory: dataDirectory, clock: clock, logger: logger, metrics: metrics,
                         readiness: readiness, hub: hub, events: events, directory: directory, retirements: retirements, faults: faults,
+                        webPushRefusals: webPushRefusals, webPushOrigin: configuration.webPushOrigin(port: webPush.port),
                         tokenInspector: ProviderTokenInspector(directory: directory, environment: configuration.environment), adminToken: adminToken,
                         providerPort: provider.port, trustRootsPath: configuration.tlsCertificatePath ?? authority.caCertificatePath,
                         devicePort: devicePort.futureResult,

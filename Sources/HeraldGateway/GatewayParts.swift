@@ -26,6 +26,10 @@ public struct GatewayParts: Sendable {
     public let retirements: RetirementFeed
     /// The fault rules the provider API applies (docs/faults.md).
     public let faults: FaultRules
+    /// The Web Push requests refused lately (docs/web-push.md), for the console's Web Push page.
+    public let webPushRefusals: WebPushRefusals
+    /// The origin of the Web Push port's endpoints (`https://localhost:8443`).
+    public let webPushOrigin: String
     /// Checks a provider token as the provider API does.
     public let tokenInspector: ProviderTokenInspector
     /// The bearer token of the admin API.

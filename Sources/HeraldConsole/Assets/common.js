@@ -11,6 +11,7 @@ const pages = [
   ["/devices", "Devices & apps"],
   ["/live-activities", "Live Activities"],
   ["/faults", "Faults"],
+  ["/webpush", "Web Push"],
   ["/keys", "Keys & tokens"],
   ["/validators", "Validators"],
   ["/dashboard", "Metrics"],

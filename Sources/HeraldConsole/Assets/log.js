@@ -88,10 +88,10 @@ function entryFor(row) {
 }
 
 /// The notification as the log has it now, with its timeline.
+/// One notification by its unique id, with its payload (a web push's decrypted text, when the gateway can read it).
 async function fetchItem(uniqueID) {
-  const { status: code, body: answer } = await call(`/v1/notifications?q=${uniqueID}&limit=200`);
-  if (code !== 200) return undefined;
-  return (answer.notifications || []).find((item) => item.uniqueID === uniqueID);
+  const { status: code, body: item } = await call(`/v1/notifications/${uniqueID}`);
+  return code === 200 && item.uniqueID === uniqueID ? item : undefined;
 }
 
 function timelineRow(item) {
@@ -101,11 +101,19 @@ function timelineRow(item) {
     el("span", { text: step.detail || step.reason || "" })));
   const policy = item.storagePolicy && (item.storagePolicy.kind === "all" ? `all (cap ${item.storagePolicy.cap})` : "latest");
   const fanOut = item.fanOut && `${item.fanOut.acknowledged} of ${item.fanOut.subscribers} subscribed devices acknowledged it (or a later broadcast)`;
-  const facts = [
+  // A Web Push message: its RFC 8030 headers, its sender, and its text when this gateway holds the subscriber's keys.
+  const web = item.webPush;
+  const body = item.payload && item.payload.encrypted !== undefined
+    && (item.payload.text ?? `${item.payload.size} bytes, encrypted end to end (only the subscriber can read it)`);
+  const facts = (web ? [
+    ["apns-unique-id", item.uniqueID], ["Subscription", item.deviceToken], ["Subscriber", item.deviceID], ["App", item.bundleID],
+    ["Sender (VAPID sub)", web.subject], ["Urgency", web.urgency], ["TTL", `${web.ttl} s`], ["Topic", item.collapseID],
+    ["Size", `${web.size} bytes`], ["Message", body], ["Kept under", policy],
+  ] : [
     ["apns-unique-id", item.uniqueID], ["Channel", item.channelID], ["Fan-out", fanOut],
     ["Device token", item.deviceToken], ["Device", item.deviceID], ["Bundle id", item.bundleID],
     ["Priority", item.priority], ["Collapse id", item.collapseID], ["apns-expiration", item.expiration], ["Kept under", policy],
-  ].filter(([, value]) => value !== undefined && value !== null && value !== "");
+  ]).filter(([, value]) => value !== undefined && value !== null && value !== "");
   const list = facts.flatMap(([name, value]) => [el("dt", { text: name }), el("dd", { class: "mono", text: String(value) })]);
   return el("tr", { class: "timeline" },
     el("td", { colspan: 6 }, el("ol", { class: "steps", "aria-label": "Timeline" }, ...steps), el("dl", { class: "facts" }, ...list)));

@@ -33,6 +33,13 @@ public enum DeliveryTimeline {
         if let collapseID = notification.collapseID { fields["collapseID"] = .string(collapseID) }
         if let expiration = notification.expiration { fields["expiration"] = .integer(expiration) }
         if let policy = notification.offlinePolicy { fields["storagePolicy"] = policyJSON(policy) }
+        if let webPush = notification.webPush {
+            var details: [String: JSONValue] = [
+                "urgency": .string(webPush.urgency.rawValue), "ttl": .integer(webPush.ttl), "size": .integer(Int64(notification.payload.count)),
+            ]
+            if let subject = webPush.subject { details["subject"] = .string(subject) }
+            fields["webPush"] = .object(details)
+        }
         return .object(fields)
     }
 
@@ -49,7 +56,11 @@ public enum DeliveryTimeline {
                     detail: "Taken by a fault rule: \(summary). Never delivered.", extra: ["text": .string(summary)])
             ]
         }
-        var events = [step("accepted", notification.receivedAt, detail: "Accepted: answered 200 to the provider and committed to the store.")]
+        let accepted =
+            notification.webPush == nil
+            ? "Accepted: answered 200 to the provider and committed to the store."
+            : "Accepted: answered 201 to the sender (VAPID \(notification.webPush?.subject ?? "sub missing")) and committed to the store."
+        var events = [step("accepted", notification.receivedAt, detail: accepted)]
         if let storedAt = delivery.storedAt {
             events.append(stored(notification, at: storedAt))
         }
@@ -74,6 +85,12 @@ public enum DeliveryTimeline {
                     + "was committed; a channel that keeps its latest message offers it to devices that come back or subscribe later. "
                     + "Each device's acknowledgement is kept on its subscription, not here.")
         }
+        guard notification.deviceID != nil || notification.webPush == nil else {
+            return step(
+                "stored", date, reason: "virtual",
+                detail: "Kept for the log: the subscription is a virtual subscriber's (from herald webpush subscribe), which never "
+                    + "connects; herald webpush show and this page decrypt it with the keys it kept.")
+        }
         guard notification.deviceID != nil else {
             return step(
                 "stored", date, reason: "virtual",
@@ -91,6 +108,9 @@ public enum DeliveryTimeline {
         var extra: [String: JSONValue] = [:]
         let detail: String
         switch reason {
+        case .coalesced where notification.webPush != nil:
+            extra["replacedBy"] = .string("topic")
+            detail = "Replaced by a newer message to the same subscription with the same Topic (\(notification.collapseID ?? "")), as RFC 8030 says."
         case .coalesced:
             // Whichever rule replaced it is not stored; its own policy and collapse id say which could have.
             switch (notification.offlinePolicy?.kind, notification.collapseID) {
