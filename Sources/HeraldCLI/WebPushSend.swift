@@ -48,6 +48,11 @@ extension WebPush {
         @Flag(help: "Send nothing: check the JWT against Apple's rules and say which fails and why.")
         var checkOnly = false
 
+        @Option(
+            name: .customLong("dry-run"),
+            help: "Send nothing: write the encrypted body to this file and print the request as a curl command (its JWT included).")
+        var dryRunBody: String?
+
         @Option(help: "With --check-only: a sender's own Authorization header (vapid t=…, k=…) to check instead.")
         var authorization: String?
 
@@ -80,6 +85,7 @@ extension WebPush {
             ])
             if let urgency { headers.add(name: "Urgency", value: urgency) }
             if let topic { headers.add(name: "Topic", value: topic) }
+            if let dryRunBody { return try printRequest(body, headers: headers, endpoint: target.endpoint, bodyFile: dryRunBody) }
             let (status, answer, reply) = try await Self.post(body, to: url, headers: headers, caPath: ca)
             if status == 201 {
                 print("201 Created" + (answer.first(name: "apns-id").map { " apns-id \($0)" } ?? "") + (answer.first(name: "location").map { " \($0)" } ?? ""))
@@ -91,6 +97,17 @@ extension WebPush {
                 FileHandle.standardError.write(Data("  (herald webpush send --check-only says which of Apple's rules the JWT breaks)\n".utf8))
             }
             throw ExitCode(1)
+        }
+
+        /// `--dry-run`: the body to a file, the request as curl sends it.
+        private func printRequest(_ body: Data, headers: HTTPHeaders, endpoint: String, bodyFile: String) throws {
+            guard FileManager.default.createFile(atPath: bodyFile, contents: body) else {
+                throw ValidationError("cannot write the body to \(bodyFile)")
+            }
+            let quoted = { (text: String) in "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+            var curl = "curl -i" + (ca.map { " --cacert \(quoted($0))" } ?? "")
+            for (name, value) in headers { curl += " -H \(quoted("\(name): \(value)"))" }
+            print(curl + " --data-binary @\(quoted(bodyFile)) \(quoted(endpoint))")
         }
 
         private func readSubscription() throws -> PushSubscriptionJSON {

@@ -5,6 +5,8 @@ got, and the page's service worker receives the text Firefox decrypted. Also: a 
 arrives when it is back; unsubscribe makes the endpoint answer 410.
 
 Usage: firefox_push_test.py HERALD_BINARY [SCREENSHOT_DIR]   (the page, as webpush-firefox.png)
+       firefox_push_test.py HERALD_BINARY --latency N           (instead: N pushes one after another, each from
+                                                                 pywebpush's POST to the service worker's event; p50/p99)
 Run with a Python that has Tests/Clients/requirements-webpush.txt (pywebpush, marionette_driver); needs firefox-esr.
 """
 import base64
@@ -111,7 +113,8 @@ def start_firefox(work, push_url, marionette_port):
 
 def main():
     herald = os.path.abspath(sys.argv[1])
-    screenshot = os.path.join(sys.argv[2], "webpush-firefox.png") if len(sys.argv) > 2 else None
+    latency = int(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[2] == "--latency" else None
+    screenshot = os.path.join(sys.argv[2], "webpush-firefox.png") if len(sys.argv) > 2 and latency is None else None
     if not shutil.which("firefox-esr"):
         raise SystemExit("firefox-esr is not installed (apt-get install firefox-esr)")
     check = Check()
@@ -123,7 +126,10 @@ def main():
         try:
             push_url = "ws://localhost:%d/" % ready["webPushPort"]
             firefox, client = start_firefox(work, push_url, free_port())
-            run(herald, ready, client, page_port, screenshot, check)
+            if latency:
+                measure(ready, client, page_port, latency)
+            else:
+                run(herald, ready, client, page_port, screenshot, check)
             client.delete_session()
         finally:
             if firefox:
@@ -136,13 +142,41 @@ def main():
         raise SystemExit(f"{Check.failures} check(s) failed")
 
 
-def run(herald, ready, client, page_port, screenshot, check):
+def subscribe(client, page_port):
+    """Opens the page, which subscribes with a fresh VAPID key: the key, and the page's state reader."""
     vapid = Vapid()
     vapid.generate_keys()
     key = base64.urlsafe_b64encode(vapid.public_key.public_bytes(
         serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)).rstrip(b"=").decode()
     client.navigate(f"http://localhost:{page_port}/index.html?key={key}")
     page = lambda: client.execute_script("return JSON.parse(JSON.stringify(window.wrappedJSObject.herald || null))")
+    return vapid, page
+
+
+def measure(ready, client, page_port, count):
+    """Push → service worker latency: each push sent when the one before arrived (pywebpush over HTTP/1.1 with TLS off,
+    Herald's commit, the WebSocket, Firefox's decryption, the service worker's postMessage to the page)."""
+    vapid, page = subscribe(client, page_port)
+    subscription = wait(lambda: (page() or {}).get("subscription"), 40, "the page's subscription")
+    import requests
+    session = requests.Session()
+    times = []
+    for index in range(count):
+        text = f"push {index}"
+        start = time.monotonic()
+        webpush(subscription, text, vapid_private_key=vapid, vapid_claims={"sub": "mailto:ops@example.com"}, ttl=60, timeout=10,
+                requests_session=session)
+        while not client.execute_script("return window.wrappedJSObject.herald.received.some((m) => m.text === arguments[0])",
+                                        script_args=[text]):
+            time.sleep(0.002)
+        times.append((time.monotonic() - start) * 1000)
+    times.sort()
+    pick = lambda q: times[min(len(times) - 1, int(q * len(times)))]
+    print(f"push -> service worker: p50 {pick(0.5):.1f} ms, p99 {pick(0.99):.1f} ms, max {times[-1]:.1f} ms over {count} pushes")
+
+
+def run(herald, ready, client, page_port, screenshot, check):
+    vapid, page = subscribe(client, page_port)
     state = wait(lambda: (lambda s: s if s and (s["subscription"] or s["error"]) else None)(page()), 40, "the page's subscription")
     check(state["error"] is None, "Firefox subscribes through Herald: " + str(state["error"]))
     subscription = state["subscription"]
