@@ -91,4 +91,7 @@ timeout 300 "$(clients django Tests/Clients/requirements-django.txt)" Tests/Clie
 timeout 300 "$(clients webpush Tests/Clients/requirements-webpush.txt)" Tests/Clients/webpush_clients_test.py "$herald"
 # A real Firefox ESR's Push API through the Web Push port: subscribe, push, offline, unsubscribe.
 timeout 300 "$(clients webpush Tests/Clients/requirements-webpush.txt)" Tests/Browser/firefox_push_test.py "$herald"
+# A UnifiedPush app's connector (dbus-next) on a session bus of the test's own: `herald device` as its distributor, pushes
+# from pywebpush, D-Bus activation, unregistering (docs/unifiedpush.md).
+timeout 300 "$(clients unifiedpush Tests/Clients/requirements-unifiedpush.txt)" Tests/Clients/unifiedpush_test.py "$herald"
 phase "done"

@@ -38,6 +38,12 @@ struct Device: AsyncParsableCommand {
         @Flag(help: "One JSON object per line, for scripts.")
         var json = false
 
+        @Flag(
+            name: .customLong("unifiedpush"), inversion: .prefixedNo,
+            help: "With --gateway, be a UnifiedPush distributor on the D-Bus session bus (org.unifiedpush.Distributor.herald; docs/unifiedpush.md)."
+        )
+        var unifiedPush = true
+
         @Option(
             name: .customLong("presenter"),
             help: ArgumentHelp(
@@ -115,6 +121,7 @@ struct Device: AsyncParsableCommand {
             configuration.extensionBudget = .milliseconds(Int64(extensionBudget * 1000))
             configuration.extensionGrace = min(.seconds(5), configuration.extensionBudget)
             configuration.notificationCenterPort = uiPort
+            configuration.distributesUnifiedPush = unifiedPush
             let printer = DevicePrinter(json: json)
             let daemon: DeviceDaemon
             do {

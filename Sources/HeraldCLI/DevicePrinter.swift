@@ -74,6 +74,8 @@ final class DevicePrinter: Sendable {
             } else {
                 warn("Live Activity push \(apnsID) for \(bundleID) dropped: \(reason)")
             }
+        case .unifiedPush(let event):
+            showUnifiedPush(event)
         case .refused(let reason, let message):
             warn("the gateway refused: \(reason): \(message)")
         case .linkClosed(let reason):
@@ -99,6 +101,38 @@ final class DevicePrinter: Sendable {
         let what = fields["activityID"]?.stringValue.map { "activity \($0)" } ?? fields["kind"]?.stringValue ?? "channel"
         let value = fields["deviceToken"]?.stringValue.map { "token \($0)" } ?? fields["channelID"]?.stringValue ?? ""
         printNow("\(message.typeName) \(fields["topic"]?.stringValue ?? "") \(what): \(value)")
+    }
+
+    /// The UnifiedPush distributor's doings; a web push message shows its size, never its (encrypted) body.
+    private func showUnifiedPush(_ event: UnifiedPushEvent) {
+        switch event {
+        case .distributing(let busName):
+            if json { return emit(["event": .string("unifiedPush"), "busName": .string(busName)]) }
+            printNow("UnifiedPush distributor on the session bus: \(busName)")
+        case .registered(let app, let subscription, let endpoint):
+            if json {
+                return emit([
+                    "event": .string("webpushRegistered"), "app": .string(app), "subscription": .string(subscription), "endpoint": .string(endpoint),
+                ])
+            }
+            printNow("web push: \(app) registered, endpoint \(endpoint)")
+        case .unregistered(let app, let subscription):
+            if json { return emit(["event": .string("webpushUnregistered"), "app": .string(app), "subscription": .string(subscription)]) }
+            printNow("web push: \(app) unregistered (\(subscription))")
+        case .message(let app, let subscription, let apnsID, let topic, let urgency, let size, let delivered):
+            if json {
+                var fields: [String: JSONValue] = [
+                    "event": .string("webpush"), "app": .string(app), "subscription": .string(subscription), "apnsID": .string(apnsID),
+                    "urgency": .string(urgency), "size": .integer(Int64(size)), "delivered": .bool(delivered),
+                ]
+                if let topic { fields["topic"] = .string(topic) }
+                return emit(fields)
+            }
+            let topicText = topic.map { ", topic \($0)" } ?? ""
+            printNow(
+                "web push \(apnsID) for \(app): \(size) bytes encrypted, \(urgency)\(topicText); "
+                    + (delivered ? "handed to its connector" : "not delivered, pending at the gateway"))
+        }
     }
 
     /// A Live Activity's change, with what it shows now: its state, and the view its widget extension drew (as the

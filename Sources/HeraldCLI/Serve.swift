@@ -193,7 +193,8 @@ struct Serve: AsyncParsableCommand {
                 printNow(
                     quickStart.text(
                         configuration: configuration, providerPort: gateway.providerPort, devicePort: devicePort,
-                        consolePort: consolePort, channelsPort: gateway.channelsPort, webPushPort: gateway.webPushPort, caPath: gateway.caCertificatePath, dataDirectory: directory
+                        consolePort: consolePort, channelsPort: gateway.channelsPort, webPushPort: gateway.webPushPort,
+                        caPath: gateway.caCertificatePath, dataDirectory: directory
                     ))
             }
             try await group.waitForAll()

@@ -88,7 +88,9 @@ extension WebPush {
             if let dryRunBody { return try printRequest(body, headers: headers, endpoint: target.endpoint, bodyFile: dryRunBody) }
             let (status, answer, reply) = try await Self.post(body, to: url, headers: headers, caPath: ca)
             if status == 201 {
-                print("201 Created" + (answer.first(name: "apns-id").map { " apns-id \($0)" } ?? "") + (answer.first(name: "location").map { " \($0)" } ?? ""))
+                print(
+                    "201 Created" + (answer.first(name: "apns-id").map { " apns-id \($0)" } ?? "")
+                        + (answer.first(name: "location").map { " \($0)" } ?? ""))
                 return
             }
             let reason = (try? JSONValue.parse(reply))?["reason"]?.stringValue ?? String(decoding: reply, as: UTF8.self)

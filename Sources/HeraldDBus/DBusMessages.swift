@@ -23,6 +23,14 @@ package struct DBusMethodCall: Sendable, Hashable {
     package var member: String
     package var sender: String?
     package var body: [DBusValue]
+
+    package init(path: String, interface: String, member: String, sender: String? = nil, body: [DBusValue]) {
+        self.path = path
+        self.interface = interface
+        self.member = member
+        self.sender = sender
+        self.body = body
+    }
 }
 
 /// An exported object's answer to a method call.

@@ -353,7 +353,8 @@ import X509
     @Test func serveAnswersAndStopsGracefullyOnSIGTERM() async throws {
         let data = CommandRunTests.temporaryDirectory()
         let serve = try HeraldProcess.start([
-            "serve", "--data-dir", data, "--provider-port", "0", "--device-port", "0", "--console-port", "0", "--channels-port", "0", "--webpush-port", "0", "--plaintext",
+            "serve", "--data-dir", data, "--provider-port", "0", "--device-port", "0", "--console-port", "0", "--channels-port", "0",
+            "--webpush-port", "0", "--plaintext",
         ])
         defer { serve.terminate() }
         #expect(await serve.waitForOutput(containing: "Or with curl"), "\(serve.errorOutput)")

@@ -21,9 +21,10 @@ extension DeviceDaemon {
             let liveActivityApps = installed.filter(\.supportsLiveActivities).map(\.bundleIdentifier)
             do {
                 return topics.map { .register(topic: $0) } + (try activities.linkRequests(liveActivityApps: liveActivityApps))
+                    + webPushLinkRequests()
             } catch {
                 report(.problem("cannot read the Live Activities: \(error)"))
-                return topics.map { .register(topic: $0) }
+                return topics.map { .register(topic: $0) } + webPushLinkRequests()
             }
         }) { [self] event in
             try await linkEvent(event)
@@ -55,8 +56,13 @@ extension DeviceDaemon {
         case .refused(let reason, let message, let topic):
             registrations.refuse(topic: topic, with: UNError(.notificationsNotAllowed, "the gateway refused: \(reason): \(message)"))
             report(.refused(reason: reason, message: message))
+        case .liveActivity(let message) where message.isAboutWebPush:
+            await webPushLinkAnswer(message)
         case .liveActivity(let message):
             try linkAnswered(message)
+        case .notification(let notification) where notification.pushType == .webPush:
+            // Acknowledged once the app's connector took it (else this throws GatewayLinkUndelivered).
+            try await deliverWebPush(notification)
         case .notification(let notification) where notification.pushType == .liveActivity:
             // Applied before the gateway hears of it: from here on a daemon restart loses nothing.
             try await receiveActivityPush(notification)

@@ -27,6 +27,8 @@ package enum DeviceDaemonEvent: Sendable {
     case activity(ActivityChange, view: ViewSnapshot?)
     /// A `liveactivity` push that changed nothing, and why (iOS drops these without a word to the provider).
     case activityPushDropped(apnsID: String, bundleID: String, reason: String)
+    /// The UnifiedPush distributor: on the bus, a registration, a web push message for an app.
+    case unifiedPush(UnifiedPushEvent)
     case problem(String)
 }
 
@@ -54,6 +56,10 @@ package struct DeviceDaemonConfiguration: Sendable {
     package var notificationCenterPort: Int?
     /// Where the page is, once served.
     package var notificationCenterAddress = NotificationCenterAddress()
+    /// Be a UnifiedPush distributor on the D-Bus session bus (with a gateway link; docs/unifiedpush.md).
+    package var distributesUnifiedPush = false
+    /// The session bus's address; nil: the environment's (`DBUS_SESSION_BUS_ADDRESS`, else `$XDG_RUNTIME_DIR/bus`).
+    package var sessionBusAddress: String?
 
     package init(dataDirectory: URL, link: GatewayLink? = nil) {
         self.dataDirectory = dataDirectory
@@ -94,6 +100,12 @@ package final class DeviceDaemon: Sendable {
 
     /// Apps' `registerForRemoteNotifications()` calls waiting for the gateway.
     let registrations = RegistrationWaiters()
+    /// UnifiedPush apps' registrations, their `Register` calls waiting for the gateway (by ``webPushKey(_:_:)``),
+    /// and the distributor once it is on the bus (``unifiedPushTried`` opens when it is, or cannot be).
+    let unifiedPush: UnifiedPushRegistrations
+    let unifiedPushWaiters = RegistrationWaiters()
+    let distributor = Mutex<UnifiedPushDistributor?>(nil)
+    let unifiedPushTried = AsyncLatch()
 
     /// What the daemon knows of the gateway link.
     struct LinkState {
@@ -113,6 +125,7 @@ package final class DeviceDaemon: Sendable {
         let dataDirectory = configuration.dataDirectory
         store = try NotificationStore(path: dataDirectory.appendingPathComponent("notifications.sqlite").path, owner: .daemonQueues)
         apps = InstalledApps(dataDirectory: dataDirectory)
+        unifiedPush = UnifiedPushRegistrations(dataDirectory: dataDirectory)
         activities = ActivityCenter(store: try ActivityStore(path: dataDirectory.appendingPathComponent("activities.sqlite").path))
         activityViews = ActivityViews(
             environment: { HostedContentExtension.environment(bundleID: $0, dataDirectory: dataDirectory) },
@@ -205,6 +218,11 @@ package final class DeviceDaemon: Sendable {
             }
             if let gatewayLink = configuration.link {
                 group.addTask { [self] in try await runLink(gatewayLink) }
+            }
+            if configuration.distributesUnifiedPush, configuration.link != nil {
+                group.addTask { [self] in await runDistributor() }
+            } else {
+                unifiedPushTried.open()
             }
             group.addTask { [self] in await runActivityClock() }
             if let center, let port = configuration.notificationCenterPort {

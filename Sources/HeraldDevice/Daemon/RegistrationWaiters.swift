@@ -44,6 +44,11 @@ final class RegistrationWaiters: Sendable {
         }
     }
 
+    /// Whether a call waits for `bundleID` now.
+    func isWaiting(for bundleID: String) -> Bool {
+        waiting.withLock { $0[bundleID]?.isEmpty == false }
+    }
+
     /// Ends every call waiting for `bundleID`.
     func finish(_ bundleID: String, with result: Result<String, UNError>) {
         let ended = waiting.withLock { $0.removeValue(forKey: bundleID) ?? [:] }

@@ -31,6 +31,14 @@ package struct GatewayLinkSender: Sendable {
     }
 }
 
+/// What a link's handler throws for a notification it could not take now (a web push message whose app's connector
+/// did not answer): the notification is not acknowledged, so the gateway keeps it and sends it again on the next link.
+/// The link goes on. (With a ``DeliveryJournal``, the resend would be taken for a duplicate: handlers that throw this
+/// de-duplicate themselves.)
+package struct GatewayLinkUndelivered: Error {
+    package init() {}
+}
+
 /// Why a link session ended.
 package struct GatewayLinkClosed: Error, CustomStringConvertible {
     package var description: String
@@ -143,7 +151,11 @@ package struct GatewayLink: Sendable {
                     keepGoing = try await handler(.liveActivity(message))
                 case .notification(let notification):
                     let first = try await journal?.firstSighting(of: APNsID.format(notification.apnsID)) ?? true
-                    keepGoing = first ? try await handler(.notification(notification)) : true
+                    do {
+                        keepGoing = first ? try await handler(.notification(notification)) : true
+                    } catch is GatewayLinkUndelivered {
+                        continue  // not acknowledged: the gateway keeps it and sends it again on the next link
+                    }
                     try await send(.ack(uniqueID: notification.uniqueID))
                 case .error(let refusal):
                     keepGoing = try await handler(.refused(reason: refusal.reason, message: refusal.message, topic: refusal.topic))

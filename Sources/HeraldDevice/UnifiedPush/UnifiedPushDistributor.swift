@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 package import HeraldDBus
 
 /// The device's UnifiedPush distributor on the D-Bus session bus (docs/unifiedpush.md): it owns

@@ -1,8 +1,8 @@
 import Foundation
 import HeraldStore
 import HeraldWire
-import NIOCore
 import Logging
+import NIOCore
 import NIOWebSocket
 
 /// One Firefox on the Web Push port: Mozilla's WebPush WebSocket protocol (``AutopushMessage``) over the WebSocket at

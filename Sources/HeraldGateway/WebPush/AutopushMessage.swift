@@ -67,7 +67,9 @@ enum AutopushMessage: Equatable {
     // MARK: What the push service sends
 
     static func helloReply(uaid: String) -> String {
-        text(["messageType": .string("hello"), "uaid": .string(uaid), "status": .integer(200), "use_webpush": .bool(true), "broadcasts": .object([:])])
+        text([
+            "messageType": .string("hello"), "uaid": .string(uaid), "status": .integer(200), "use_webpush": .bool(true), "broadcasts": .object([:]),
+        ])
     }
 
     static func registerReply(channelID: String, endpoint: String) -> String {

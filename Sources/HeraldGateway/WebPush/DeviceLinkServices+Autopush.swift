@@ -55,6 +55,7 @@ extension DeviceLinkServices {
 
     /// An id this service gave: 32 lowercase hex digits.
     static func isUAID(_ text: String) -> Bool {
-        text.utf8.count == 32 && text.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
+        text.utf8.count == 32
+            && text.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import HeraldWire
 import HeraldHTTP2
+import HeraldWire
 import Logging
 import NIOCore
 

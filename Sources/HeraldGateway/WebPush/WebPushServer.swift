@@ -105,9 +105,12 @@ private struct WebPushProtocols: Sendable {
                 }
             })
         try sync.configureHTTPServerPipeline(
-            withServerUpgrade: (upgraders: [upgrader], completionHandler: { context in
-                context.pipeline.syncOperations.removeHandler(handler.value, promise: nil)
-            }),
+            withServerUpgrade: (
+                upgraders: [upgrader],
+                completionHandler: { context in
+                    context.pipeline.syncOperations.removeHandler(handler.value, promise: nil)
+                }
+            ),
             withErrorHandling: true)
         try sync.addHandler(handler.value)
     }

@@ -33,7 +33,9 @@ public struct VAPIDToken: Sendable, Hashable {
         let trimmed = authorization.drop { $0 == " " }
         guard let space = trimmed.firstIndex(of: " "), trimmed[..<space].lowercased() == "vapid" else {
             if trimmed.lowercased().hasPrefix("webpush") {
-                throw Rejection(.badAuthorizationHeader, "the WebPush scheme with Crypto-Key (drafts before RFC 8292) is not taken: send Authorization: vapid t=JWT, k=KEY")
+                throw Rejection(
+                    .badAuthorizationHeader,
+                    "the WebPush scheme with Crypto-Key (drafts before RFC 8292) is not taken: send Authorization: vapid t=JWT, k=KEY")
             }
             throw Rejection(.badAuthorizationHeader, "send Authorization: vapid t=JWT, k=KEY (RFC 8292)")
         }

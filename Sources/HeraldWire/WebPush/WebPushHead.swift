@@ -64,7 +64,9 @@ public struct WebPushHead: Sendable, Hashable {
             }
             // Apple decodes the topic as base64url: a length that leaves 1 over 4 decodes to nothing and is refused.
             guard topic.utf8.count % 4 != 1 else {
-                throw Rejection(.badWebPushTopic, "Topic is decoded as base64url, and \(topic.utf8.count) characters are not base64url's length (Apple refuses 5, 9, 13…)")
+                throw Rejection(
+                    .badWebPushTopic,
+                    "Topic is decoded as base64url, and \(topic.utf8.count) characters are not base64url's length (Apple refuses 5, 9, 13…)")
             }
         }
         guard body.count <= maximumBodySize else {
