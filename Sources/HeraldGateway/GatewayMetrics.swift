@@ -13,6 +13,7 @@ public final class GatewayMetrics: Sendable {
     private let onlineDevices: Gauge
     private let sent: Counter
     private let acknowledged: Counter
+    private let webPushAccepted: Counter
 
     private static var rejectedName: MetricNameDescriptor {
         MetricNameDescriptor(
@@ -73,6 +74,7 @@ public final class GatewayMetrics: Sendable {
 
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
+        webPushAccepted = registry.makeCounter(descriptor: Self.webPushAnsweredName, labels: [("answer", "accepted")])
         accepted = registry.makeCounter(
             descriptor: MetricNameDescriptor(
                 namespace: "herald", metricName: "notifications_accepted", unitName: "total",
@@ -150,7 +152,8 @@ public final class GatewayMetrics: Sendable {
     /// A fault rule took a request.
     /// A Web Push request's answer: 201 when `refused` is nil.
     func recordWebPush(refused reason: APNsReason?) {
-        registry.makeCounter(descriptor: Self.webPushAnsweredName, labels: [("answer", reason?.rawValue ?? "accepted")]).increment()
+        guard let reason else { return webPushAccepted.increment() }
+        registry.makeCounter(descriptor: Self.webPushAnsweredName, labels: [("answer", reason.rawValue)]).increment()
     }
 
     func faultApplied(_ action: String) {

@@ -16,11 +16,22 @@ public struct WebPushDetails: Sendable, Hashable {
         self.subject = subject
     }
 
-    /// The stored form: `{"urgency":…,"ttl":…,"subject":…}`.
+    /// The stored form: `{"subject":…,"ttl":…,"urgency":…}`, written member by member (one string per message stored).
     public var json: String {
-        var fields: [String: JSONValue] = ["urgency": .string(urgency.rawValue), "ttl": .integer(ttl)]
-        if let subject { fields["subject"] = .string(subject) }
-        return String(decoding: JSONValue.object(fields).encoded(), as: UTF8.self)
+        var writer = JSONWriter(capacity: 64 + (subject?.utf8.count ?? 0))
+        writer.writeRaw(#"{"#.utf8)
+        if let subject {
+            writer.writeKey("subject")
+            writer.writeString(subject)
+            writer.writeRaw(#","#.utf8)
+        }
+        writer.writeKey("ttl")
+        writer.write(.integer(ttl))
+        writer.writeRaw(#","#.utf8)
+        writer.writeKey("urgency")
+        writer.writeString(urgency.rawValue)
+        writer.writeRaw(#"}"#.utf8)
+        return String(decoding: writer.bytes, as: UTF8.self)
     }
 
     /// Reads the stored form; nil when it is not one.

@@ -1,12 +1,12 @@
 /// Writes a ``JSONValue`` as compact JSON text with object keys sorted and slashes unescaped — the text
 /// Foundation's JSONEncoder gives with `[.sortedKeys, .withoutEscapingSlashes]` (but for whole `.number`s),
 /// several times faster: every notification pushed to a device is written once.
-struct JSONWriter {
-    private(set) var bytes: [UInt8] = []
+package struct JSONWriter {
+    package private(set) var bytes: [UInt8] = []
 
-    init(capacity: Int = 256) { bytes.reserveCapacity(capacity) }
+    package init(capacity: Int = 256) { bytes.reserveCapacity(capacity) }
 
-    mutating func write(_ value: JSONValue) {
+    package mutating func write(_ value: JSONValue) {
         switch value {
         case .null: append("null")
         case .bool(let flag): append(flag ? "true" : "false")
@@ -33,13 +33,13 @@ struct JSONWriter {
     }
 
     /// `"key":`, the start of an object member; the caller writes braces and commas.
-    mutating func writeKey(_ key: String) {
+    package mutating func writeKey(_ key: String) {
         writeString(key)
         bytes.append(UInt8(ascii: ":"))
     }
 
     /// Bytes that already are JSON text.
-    mutating func writeRaw(_ json: some Sequence<UInt8>) { bytes.append(contentsOf: json) }
+    package mutating func writeRaw(_ json: some Sequence<UInt8>) { bytes.append(contentsOf: json) }
 
     private mutating func append(_ text: String) { bytes.append(contentsOf: text.utf8) }
 
@@ -49,7 +49,7 @@ struct JSONWriter {
         append(number.isFinite ? String(number) : "null")
     }
 
-    mutating func writeString(_ text: String) {
+    package mutating func writeString(_ text: String) {
         bytes.append(UInt8(ascii: "\""))
         for byte in text.utf8 {
             switch byte {

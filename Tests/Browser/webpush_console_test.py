@@ -95,6 +95,28 @@ try:
                          "virtual subscriber"]:
             assert expected in timeline, (expected, timeline)
         browser.save_screenshot(os.path.join(shots, "console-log-webpush.png"))
+
+        # The browser device subscribes over its link; a message to its endpoint shows as a card with what the push
+        # service saw of it (its keys are nowhere: encrypted for keys made up here, as the gateway cannot tell).
+        browser.get(f"http://127.0.0.1:{console_port}/device")
+        wait.until(lambda b: "Online" in b.find_element(By.ID, "link-state").text)
+        browser.find_element(By.ID, "webpush-subscribe").click()
+        wait.until(lambda b: "/push/" in b.find_element(By.ID, "webpush-endpoint").text)
+        endpoint = browser.find_element(By.ID, "webpush-endpoint").text.strip()
+        assert endpoint.startswith(f"https://localhost:{push_port}/push/"), endpoint
+        with open(f"{work}/device-subscription.json", "w") as file:
+            json.dump(dict(json.loads(subscription), endpoint=endpoint), file)
+        with open(f"{work}/message.txt", "w") as message:
+            message.write("for the browser device")
+        sent = herald_run("webpush", "send", f"{work}/device-subscription.json", "--vapid", f"{work}/vapid.pem", "--subject",
+                          "mailto:orders@shop.example.com", "--ca", f"{data}/tls/ca.pem", "--topic", "order42x", f"{work}/message.txt",
+                          check=False)
+        assert sent.returncode == 0, sent.stderr
+        wait.until(lambda b: "Web Push message" in b.find_element(By.ID, "cards").text)
+        card = browser.find_element(By.ID, "cards").text
+        assert "encrypted end to end" in card and "topic order42x" in card and "web.browser-device" in card.lower(), card
+        browser.save_screenshot(os.path.join(shots, "device-webpush.png"))
+        assert "for the browser device" not in card, "the browser device has no keys: the text stays encrypted"
         errors = [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
         assert not errors, errors
         print(f"the Web Push page and the log's web pushes work; screenshots in {shots}")

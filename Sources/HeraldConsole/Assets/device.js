@@ -5,6 +5,7 @@
 // person does with a card as a response.
 import { el, timeOf } from "/assets/common.js";
 import { startActivities, activityRequests, activityAnswer, receiveActivityPush } from "/assets/device-activities.js";
+import { startWebPush, webPushRequests, webPushAnswer, webPushCard } from "/assets/device-webpush.js";
 
 const field = (id) => document.getElementById(id);
 const appsKey = "herald.device.apps";
@@ -137,9 +138,11 @@ async function receive(message) {
         send({ type: "register", topic, kind: "pushToStart" });
       }
       for (const request of activityRequests()) send(request);
+      for (const request of webPushRequests()) send(request);
       break;
     case "registered":
-      if (message.kind === "pushToStart") saveApp(message.topic, { pushToStartToken: message.deviceToken });
+      if (message.kind === "webPush") webPushAnswer(message);
+      else if (message.kind === "pushToStart") saveApp(message.topic, { pushToStartToken: message.deviceToken });
       else if (message.kind === "activity") activityAnswer(message);
       else saveApp(message.topic, { deviceToken: message.deviceToken, error: undefined });
       break;
@@ -147,7 +150,8 @@ async function receive(message) {
       if (!message.kind || message.kind === "app") forgetApp(message.topic);
       break;
     case "error":
-      if (message.topic && !message.kind && !message.channelID) saveApp(message.topic, { error: `${message.reason}: ${message.message}` });
+      if (message.kind === "webPush") webPushAnswer(message);
+      else if (message.topic && !message.kind && !message.channelID) saveApp(message.topic, { error: `${message.reason}: ${message.message}` });
       break;
     case "notification":
       if (message.pushType === "liveactivity") {
@@ -180,6 +184,7 @@ async function deliver(notification) {
 
 /// What a card shows, from the payload as iOS reads it; nil for a push that shows nothing (background, say).
 function cardOf(notification) {
+  if (notification.pushType === "webpush") return webPushCard(notification);
   const aps = (notification.payload && notification.payload.aps) || {};
   let alert = aps.alert;
   if (typeof alert === "string") alert = { body: alert };
@@ -300,5 +305,6 @@ field("categories").addEventListener("input", () => {
 showApps();
 showSystemState();
 startActivities(send);
+startWebPush(send);
 for (const card of (await readAll("cards")).sort((a, b) => a.receivedAt - b.receivedAt)) show(card);
 connect();

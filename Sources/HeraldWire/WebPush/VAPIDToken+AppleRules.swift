@@ -28,10 +28,7 @@ extension VAPIDToken {
         guard expiresAt <= seconds + Self.longestLifetime + Self.clockSkew else {
             throw Rejection(.badJWTToken, "\"exp\" is more than 24 hours ahead; Apple refuses that")
         }
-        guard let subject else {
-            throw Rejection(.badJWTToken, "the JWT has no \"sub\"; set it to mailto:you@yourdomain or an https: URL of yours")
-        }
-        if let problem = Self.subjectProblem(subject) { throw Rejection(.badJWTToken, "\"sub\" \(problem)") }
+        if let subjectRefusal { throw Rejection(.badJWTToken, subjectRefusal) }
         if let applicationServerKey, applicationServerKey != publicKey {
             throw Rejection(.vapidPKHashMismatch, "k= is not the applicationServerKey the subscription was made with")
         }

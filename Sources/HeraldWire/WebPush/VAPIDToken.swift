@@ -23,6 +23,9 @@ public struct VAPIDToken: Sendable, Hashable {
     public var subject: String?
     /// The JWT as sent.
     public var jwt: String
+    /// Why Apple would refuse ``subject`` (``subjectProblem(_:)``), found once when the token is read; nil when it would
+    /// take it.
+    public let subjectRefusal: String?
     let signingInput: Data
     let signature: Data
 
@@ -45,7 +48,7 @@ public struct VAPIDToken: Sendable, Hashable {
             let pair = parameter.split(separator: "=", maxSplits: 1)
             guard pair.count == 2 else { continue }
             let name = pair[0].trimmingSpaces.lowercased()
-            let value = pair[1].trimmingSpaces
+            let value = String(pair[1].trimmingSpaces)
             if name == "t" { jwt = value } else if name == "k" { key = value }
         }
         guard let jwt, !jwt.isEmpty else { throw Rejection(.badJWTToken, "the vapid authorization has no t= (the JWT)") }
@@ -62,12 +65,18 @@ public struct VAPIDToken: Sendable, Hashable {
         guard header["alg"]?.stringValue == "ES256" else {
             throw Rejection(.badJWTToken, "the JWT must be signed with ES256, not \(header["alg"]?.stringValue ?? "nothing")")
         }
+        let subject = claims["sub"]?.stringValue
+        let subjectRefusal: String? =
+            if let subject { subjectProblem(subject).map { "\"sub\" \($0)" } } else {
+                "the JWT has no \"sub\"; set it to mailto:you@yourdomain or an https: URL of yours"
+            }
         return VAPIDToken(
             publicKey: publicKey,
             audience: claims["aud"]?.stringValue,
             expiresAt: claims["exp"]?.doubleValue,
-            subject: claims["sub"]?.stringValue,
+            subject: subject,
             jwt: jwt,
+            subjectRefusal: subjectRefusal,
             signingInput: Data("\(parts[0]).\(parts[1])".utf8),
             signature: signature)
     }

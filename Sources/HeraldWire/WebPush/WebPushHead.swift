@@ -52,7 +52,9 @@ public struct WebPushHead: Sendable, Hashable {
         }
         var urgency = Urgency.normal
         if let sent = header("urgency") {
-            urgency = Urgency(rawValue: sent.trimmingSpaces.lowercased())
+            let trimmed = sent.trimmingSpaces
+            // The header as senders write it costs no new string.
+            urgency = Urgency.all.first { $0.rawValue == trimmed } ?? Urgency(rawValue: trimmed.lowercased())
             guard Urgency.all.contains(urgency) else {
                 throw Rejection(.badUrgency, "Urgency must be very-low, low, normal or high")
             }
@@ -76,7 +78,8 @@ public struct WebPushHead: Sendable, Hashable {
             guard let encoding = header("content-encoding") else {
                 throw Rejection(.badWebPushRequest, "a message with a body needs Content-Encoding: aes128gcm (RFC 8291)")
             }
-            guard encoding.trimmingSpaces.lowercased() == "aes128gcm" else {
+            let trimmed = encoding.trimmingSpaces
+            guard trimmed == "aes128gcm" || trimmed.lowercased() == "aes128gcm" else {
                 throw Rejection(.badWebPushRequest, "Content-Encoding must be aes128gcm (RFC 8291); aesgcm and others are not taken")
             }
             let head: WebPushEncryption.Header
@@ -106,8 +109,11 @@ public struct WebPushHead: Sendable, Hashable {
 }
 
 extension StringProtocol {
-    /// Without spaces and tabs at either end.
-    var trimmingSpaces: String {
-        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+    /// Without spaces and tabs at either end; the text itself when there are none (every request's usual case).
+    var trimmingSpaces: Substring {
+        let text = Substring(self)
+        let isSpace = { (character: Character) in character == " " || character == "\t" }
+        guard let first = text.firstIndex(where: { !isSpace($0) }), let last = text.lastIndex(where: { !isSpace($0) }) else { return "" }
+        return text[first...last]
     }
 }
