@@ -120,7 +120,7 @@ final class WebPushService: Sendable {
         var offlinePolicy: StoragePolicy?
         if let owner = device.owner, !hub.isOnline(owner) { offlinePolicy = .all(cap: Self.storageCap) }
         let notification = StoredNotification(
-            apnsID: apnsID, uniqueID: UUID(), deviceToken: token, deviceID: device.owner, bundleID: device.topic, topic: device.topic,
+            apnsID: apnsID, uniqueID: APNsID.generate(), deviceToken: token, deviceID: device.owner, bundleID: device.topic, topic: device.topic,
             pushType: .webPush, priority: head.urgency.priority,
             expiration: head.ttl == 0 ? 0 : Int64(now.timeIntervalSince1970) + head.ttl, collapseID: head.topic, payload: request.body,
             receivedAt: now, offlinePolicy: offlinePolicy,
