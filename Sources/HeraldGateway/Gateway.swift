@@ -155,18 +155,20 @@ public final class Gateway: Sendable {
             retirements: retirements, clock: clock, metrics: metrics, logger: logger, events: events
         )
         let webPushRefusals = WebPushRefusals()
+        let webPushService = WebPushService(
+            configuration: configuration, directory: directory, writer: writer, hub: hub, clock: clock, metrics: metrics,
+            events: events, refusals: webPushRefusals, logger: logger)
         let webPush = try await ListenError.naming(
             "Web Push endpoints", flag: "--webpush-port", host: configuration.host, port: configuration.webPushPort
         ) {
             try await WebPushServer.bind(
                 host: configuration.host, port: configuration.webPushPort,
                 tls: configuration.plaintext ? nil : try webPushTLS(configuration: configuration, authority: authority),
-                service: WebPushService(
-                    configuration: configuration, directory: directory, writer: writer, hub: hub, clock: clock, metrics: metrics,
-                    events: events, refusals: webPushRefusals, logger: logger),
+                service: webPushService,
                 browsers: linkServices, idle: configuration.idleTimeout, group: eventLoopGroup, logger: logger)
         }
         linkServices.webPushServed(at: configuration.webPushOrigin(port: webPush.port))
+        webPushService.listening(on: webPush.port)
         let consolePort = eventLoopGroup.any().makePromise(of: Int.self)
         let devicePort = eventLoopGroup.any().makePromise(of: Int.self)
         let consoleService: (any Service)?

@@ -281,7 +281,8 @@ final class ProviderRequestProcessor: Sendable {
         bundleID: String,
         pushType: PushType
     ) throws(Rejection) {
-        guard let device, device.environment == configuration.environment else {
+        // A web push subscription's token is an endpoint's, not an APNs device token.
+        guard let device, device.environment == configuration.environment, device.kind != .webPush else {
             throw Rejection(.badDeviceToken, "no device with this token in the \(configuration.environment) environment")
         }
         if let retiredAt = device.retiredAt {

@@ -4,7 +4,7 @@
 distributor, and a connector in dbus-next that registers with a VAPID key, gets its endpoint, and decrypts what
 pywebpush sent to it. The connector is started by D-Bus activation (a .service file) when a message comes and it is
 not running; a message its connector cannot take stays pending at the gateway; after unregistering, the endpoint
-answers 410.
+answers 410, as it does once a message finds the app removed from the machine.
 
 Usage: unifiedpush_test.py HERALD_BINARY
 Run with a Python that has Tests/Clients/requirements-unifiedpush.txt (scripts/test.sh makes its virtual environment).
@@ -349,15 +349,17 @@ def run(herald, work, check, processes):
           and delivered and event.get("size") == delivered[0]["size"] and "text" not in event and "body" not in event,
           f"herald device --json prints the web push with its topic and size, not its body ({event})")
 
-    # No connector to be had: the message is not acknowledged and comes again on the next link.
+    # A connector that fails to start: the message is not acknowledged and comes again on the next link.
+    service = os.path.join(work, "services", APP + ".service")
     wait_for(lambda: not has_owner(address, APP), 20)  # the activated connector ends when idle
-    os.remove(os.path.join(work, "services", APP + ".service"))
+    with open(service, "w") as file:
+        file.write(f"[D-BUS Service]\nName={APP}\nExec=/bin/false\n")
     reload_bus(address)
     second = "second, held back"
     check(send(second, ttl=600) == 201, "pywebpush: 201")  # with a TTL: a message of TTL 0 is not kept
     failed = output.wait(lambda event: event.get("event") == "webpush" and event.get("delivered") is False, 40)
-    check(failed is not None, "a message whose connector cannot be started is reported undelivered")
-    shutil.copy(os.path.join(work, "connector.service"), os.path.join(work, "services", APP + ".service"))
+    check(failed is not None, "a message whose connector fails to start is reported undelivered")
+    shutil.copy(os.path.join(work, "connector.service"), service)
     reload_bus(address)
     stop(device)
     device, output = start_device(herald, work, ready, environment, processes, 3)
@@ -371,6 +373,20 @@ def run(herald, work, check, processes):
     status = wait_for(lambda: (lambda code: code if code == 410 else None)(send("after unregistering")), 20)
     check(status == 410, f"the endpoint answers 410 after unregistering (got {status})")
     check(output.wait(lambda event: event.get("event") == "webpushUnregistered", 5) is not None, "herald device --json prints the unregistration")
+
+    # An app removed from the machine (no connector, nothing to start one: ServiceUnknown): the message is dropped and
+    # its subscription removed, so the sender hears 410 and a removed app cannot hold the device's link.
+    subprocess.run(connector + ["register", b64(public)], env=environment, check=True, timeout=60)
+    with open(os.path.join(work, "connector.json")) as file:
+        subscription["endpoint"] = json.load(file)["endpoint"]
+    wait_for(lambda: not has_owner(address, APP), 20)
+    os.remove(service)
+    reload_bus(address)
+    check(send("to a removed app", ttl=600) == 201, "pywebpush: 201 to a registered app")
+    check(output.wait(lambda event: event.get("event") == "webpushUnregistered", 40) is not None,
+          "a message to an app that is not installed any more removes its subscription")
+    status = wait_for(lambda: (lambda code: code if code == 410 else None)(send("again")), 20)
+    check(status == 410, f"and its endpoint answers 410 from then on (got {status})")
     stop(device)
 
 

@@ -138,6 +138,9 @@ def run(herald, work, ready, check):
         ("a Topic with a colon", lambda: send("x", headers={"Topic": "order:42"}), 400, "BadWebPushTopic"),
         ("a 4 KB message", lambda: send("x" * 4080), 413, "PayloadTooLarge"),
         ("aesgcm", lambda: send("x", content_encoding="aesgcm"), 400, "BadWebPushRequest"),
+        ("a JWT for another push service, sent with its Host", lambda: raw_send(
+            vapid, subscription, session, {"sub": "mailto:ops@example.com", "aud": "https://web.push.apple.com"},
+            headers={"Host": "web.push.apple.com"}), 404, "BadPath"),
         ("an endpoint never issued", lambda: send("x", target=dict(subscription, endpoint=ready["webPush"] + "/push/" + "ab" * 32)),
          404, "BadPath"),
     ]
@@ -168,7 +171,7 @@ def run(herald, work, ready, check):
     check(any(message.get("text") == "over HTTP/2" for message in shown()), "the HTTP/2 message reaches the subscriber")
 
 
-def raw_send(vapid, subscription, session, claims):
+def raw_send(vapid, subscription, session, claims, headers=None):
     """A message whose JWT carries exactly `claims` (plus aud and exp), signed with `vapid`: what a sender that checks
     nothing sends."""
     from cryptography.hazmat.primitives import hashes
@@ -186,7 +189,7 @@ def raw_send(vapid, subscription, session, claims):
     jwt = signing_input + "." + encode(r.to_bytes(32, "big") + s.to_bytes(32, "big"))
     body = WebPusher(subscription).encode(b"x", content_encoding="aes128gcm")["body"]
     response = session.post(endpoint, data=body, timeout=10, headers={
-        "Authorization": f"vapid t={jwt}, k={public_key(vapid)}", "TTL": "60", "Content-Encoding": "aes128gcm"})
+        "Authorization": f"vapid t={jwt}, k={public_key(vapid)}", "TTL": "60", "Content-Encoding": "aes128gcm", **(headers or {})})
     if response.status_code >= 300:
         raise WebPushException("refused", response=response)
     return response

@@ -88,10 +88,16 @@ extension DeviceDaemon {
     }
 
     /// Forgets the registration, asks the gateway to retire its subscription (now, or on the next link), and confirms
-    /// to the connector. An unknown token changes nothing.
-    private func unregister(token: String) async {
+    /// to the connector (unless it is gone). An unknown token changes nothing.
+    func unregister(token: String, tellingConnector: Bool = true) async {
         guard var registration = unifiedPush.registration(token: token) else { return }
-        defer { confirmUnregistered(registration) }
+        defer {
+            if tellingConnector {
+                confirmUnregistered(registration)
+            } else {
+                report(.unifiedPush(.unregistered(app: registration.service, subscription: registration.subscription)))
+            }
+        }
         do {
             if registration.deviceToken == nil {
                 try unifiedPush.remove(token: token)

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDBus
 import HeraldWire
 import Synchronization
 import UserNotifications
@@ -105,6 +106,12 @@ extension DeviceDaemon {
             try await distributor.message(registration, body: message.body, id: apnsID)
         } catch {
             report(.unifiedPush(event(false)))
+            if case .remote(let name, _)? = error as? DBusError, name == "org.freedesktop.DBus.Error.ServiceUnknown" {
+                // No connector and nothing to start one: the app is not installed any more. Its subscription goes (the
+                // sender gets 410 from now on) and the message is dropped, so a removed app cannot hold the link's window.
+                report(.problem("web push \(apnsID) dropped: \(registration.service) is not installed any more; its subscription is removed"))
+                return await unregister(token: registration.token, tellingConnector: false)
+            }
             report(
                 .problem(
                     "web push \(apnsID) for \(registration.service) stays pending at the gateway until the link reconnects: its UnifiedPush connector cannot be reached: \(error)"

@@ -9,9 +9,14 @@ import NIOWebSocket
 /// `/`. After its hello the browser is a linked device like any other (a ``DeviceLink`` in the ``DeviceHub``): its
 /// messages are offered as they commit, kept while it is away and sent after its next hello, and marked delivered when
 /// it acknowledges them. Messages are handled one at a time, in order; reads wait while one needs the store.
-final class AutopushHandler: ChannelInboundHandler {
+final class AutopushHandler: ChannelDuplexHandler {
     typealias InboundIn = WebSocketFrame
+    typealias OutboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
+
+    /// Messages read and not yet handled, at most: reads wait meanwhile, so only a browser that sends many in one read
+    /// gets near it, and one past it is closed.
+    static let waitingLimit = 64
 
     private let services: DeviceLinkServices
     /// `https://host:port` as the browser reached this port: the origin of the endpoints it is given.
@@ -64,6 +69,7 @@ final class AutopushHandler: ChannelInboundHandler {
         }
         switch message {
         case .text(let text):
+            guard waiting.count < Self.waitingLimit else { return close(code: .policyViolation) }
             do {
                 waiting.append(try AutopushMessage.parse(Data(text.readableBytesView)))
             } catch {
@@ -199,7 +205,13 @@ final class AutopushHandler: ChannelInboundHandler {
                 break  // the device link's notices (a token retired elsewhere) have no autopush message
             case .send(let notifications):
                 for notification in notifications {
-                    guard let channelID = channels[notification.deviceToken] else { continue }
+                    guard let channelID = channels[notification.deviceToken] else {
+                        // A subscription this connection does not hold (unsubscribed meanwhile): it leaves the window.
+                        if case .notification(let id)? = link.acknowledge(notification.uniqueID) {
+                            services.recorder.discarded([id], reason: .unregistered)
+                        }
+                        continue
+                    }
                     let text = AutopushMessage.notification(
                         channelID: channelID, version: APNsID.format(notification.uniqueID), body: notification.payload,
                         ttl: notification.webPush?.ttl)

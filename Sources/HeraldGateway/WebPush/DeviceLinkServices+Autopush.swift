@@ -19,7 +19,7 @@ extension DeviceLinkServices {
                 return (uaid, Dictionary(live.compactMap { device in device.activityID.map { (device.token, $0) } }) { first, _ in first })
             }
         }
-        return (UUID().bytes.hexString, [:])
+        return (Self.uaidPrefix + UUID().bytes.hexString, [:])
     }
 
     enum AutopushRegistration {
@@ -53,9 +53,15 @@ extension DeviceLinkServices {
         try await retire(device, as: .unregistered, answered: true)
     }
 
-    /// An id this service gave: 32 lowercase hex digits.
+    /// What starts every browser's id: a device linked with a key has 32 hex digits only, so a browser's hello can never
+    /// name (and take over) such a device.
+    static let uaidPrefix = "firefox-"
+
+    /// An id this service gave: the prefix and 32 lowercase hex digits.
     static func isUAID(_ text: String) -> Bool {
-        text.utf8.count == 32
+        guard text.hasPrefix(uaidPrefix) else { return false }
+        let text = text.dropFirst(uaidPrefix.count)
+        return text.utf8.count == 32
             && text.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
     }
 }

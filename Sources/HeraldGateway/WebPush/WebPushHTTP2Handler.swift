@@ -14,7 +14,6 @@ final class WebPushHTTP2Handler: ChannelInboundHandler {
     private struct PendingRequest {
         var fields: [(name: String, value: String)]
         var body = ByteBuffer()
-        var tooLarge = false
     }
 
     private let service: WebPushService
@@ -100,7 +99,6 @@ final class WebPushHTTP2Handler: ChannelInboundHandler {
             // One byte past the limit is enough for the service to answer 413; the rest is not kept.
             let room = WebPushHead.maximumBodySize + 1 - request.body.readableBytes
             if bytes.readableBytes > room {
-                request.tooLarge = true
                 if room > 0, let slice = bytes.readSlice(length: room) { request.body.writeImmutableBuffer(slice) }
             } else {
                 request.body.writeBuffer(&bytes)

@@ -50,6 +50,11 @@ final class WebPushService: Sendable {
     /// How many messages a subscriber away from the gateway has kept for it (Apple keeps "a limited number").
     static let storageCap = 100
     private let scheme: String
+    /// The port the Web Push port is bound to: an `aud` must name it (a sender chooses the Host it sends, so a JWT made
+    /// for another push service on another port cannot pass here by naming that service's host).
+    private let boundPort: Mutex<Int?> = Mutex(nil)
+    /// The longest `Authorization` header taken: a VAPID header is about 400 bytes.
+    static let authorizationLimit = 2048
 
     init(
         configuration: GatewayConfiguration, directory: Directory, writer: NotificationWriter, hub: DeviceHub, clock: any WallClock,
@@ -67,6 +72,9 @@ final class WebPushService: Sendable {
         rateLimiter = DeviceRateLimiter(ratePerSecond: configuration.deviceTokenRatePerSecond, burst: configuration.deviceTokenBurst)
         scheme = configuration.plaintext ? "http://" : "https://"
     }
+
+    /// Called once the port is bound.
+    func listening(on port: Int) { boundPort.withLock { $0 = port } }
 
     /// Answers `request`; runs on `eventLoop` and calls `answer` there.
     func handle(_ request: Request, on eventLoop: any EventLoop, answer: @escaping Answer) {
@@ -133,21 +141,41 @@ final class WebPushService: Sendable {
         guard let authorization = request.header("authorization") else {
             throw Rejection(.badAuthorizationHeader, "send Authorization: vapid t=JWT, k=KEY (RFC 8292)")
         }
-        let token: VAPIDToken
-        if let known = verified.withLock({ $0[authorization] }) {
-            token = known
-        } else {
-            token = try VAPIDToken.parse(authorization: authorization)
-            subject = token.subject
-            try token.verify()
-            verified.withLock { cache in
-                if cache.count >= Self.verifiedLimit { cache.removeAll(keepingCapacity: true) }
-                cache[authorization] = token
-            }
+        guard authorization.utf8.count <= Self.authorizationLimit else {
+            throw Rejection(.badAuthorizationHeader, "the Authorization header is over \(Self.authorizationLimit) bytes; a VAPID one is about 400")
         }
+        let origin = try audience(of: request)
+        if let known = verified.withLock({ $0[authorization] }) {
+            subject = known.subject
+            try known.checkClaims(origin: origin, applicationServerKey: device.applicationServerKey, now: now)
+            return known
+        }
+        let token = try VAPIDToken.parse(authorization: authorization)
         subject = token.subject
-        try token.checkClaims(origin: scheme + request.authority, applicationServerKey: device.applicationServerKey, now: now)
+        try token.verify()
+        try token.checkClaims(origin: origin, applicationServerKey: device.applicationServerKey, now: now)
+        // Only a token that passed every check is kept, so the cache holds what senders really use.
+        verified.withLock { cache in
+            if cache.count >= Self.verifiedLimit { cache.removeAll(keepingCapacity: true) }
+            cache[authorization] = token
+        }
         return token
+    }
+
+    /// The push service's origin as the request addressed it, which `aud` must be: its scheme, host and port, the port
+    /// this one (written or implied by the scheme).
+    private func audience(of request: Request) throws(Rejection) -> String {
+        let authority = request.authority
+        let port: Int? =
+            if let colon = authority.lastIndex(of: ":"), !authority[colon...].contains("]") {
+                Int(authority[authority.index(after: colon)...])
+            } else {
+                scheme == "https://" ? 443 : 80
+            }
+        guard let bound = boundPort.withLock({ $0 }), port == bound else {
+            throw Rejection(.badPath, "the request's :authority (Host) \(authority) does not name this push service's port")
+        }
+        return scheme + authority
     }
 
     /// 201 Created: the message's resource in `Location` (RFC 8030 §5), its `apns-id` as Apple sends it, and the TTL
