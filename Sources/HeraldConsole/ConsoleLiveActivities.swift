@@ -41,7 +41,7 @@ struct ConsoleLiveActivities: Sendable {
         let online = try await hub.onlineDeviceIDs(everywhereIn: store)
         var tokens: [JSONValue] = []
         for device in try await store.linkedDevices() {
-            for record in try await store.devices(owner: device.id) where record.kind != .app && record.environment == environment {
+            for record in try await store.devices(owner: device.id) where record.kind.isLiveActivity && record.environment == environment {
                 var fields: [String: JSONValue] = [
                     "deviceID": .string(device.id), "online": .bool(online.contains(device.id)), "topic": .string(record.topic),
                     "kind": .string(record.kind.rawValue), "deviceToken": .string(record.token.hex),

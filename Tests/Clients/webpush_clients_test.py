@@ -2,6 +2,7 @@
 """Real Web Push senders from PyPI (pywebpush, py-vapid) and curl against a real `herald serve --ephemeral`
 (docs/web-push.md): each of Apple's refusals reaches the sender as Apple's status and reason, and what is accepted
 reaches the subscriber intact (decrypted by `herald webpush show` with the keys `herald webpush subscribe` kept).
+Each refusal a sender can cause is met once (429 on a gateway started with `--device-rate-limit 1`).
 
 Usage: webpush_clients_test.py HERALD_BINARY
 Run with a Python that has Tests/Clients/requirements-webpush.txt (scripts/test.sh makes its virtual environment).
@@ -29,9 +30,11 @@ class Check:
             Check.failures += 1
 
 
-def start(herald, work):
+def start(herald, work, *options):
     ready = os.path.join(work, "ready.json")
-    serve = subprocess.Popen([herald, "serve", "--ephemeral", "--quiet", "--ready-file", ready],
+    if os.path.exists(ready):
+        os.remove(ready)
+    serve = subprocess.Popen([herald, "serve", "--ephemeral", "--quiet", "--ready-file", ready, *options],
                              stdout=subprocess.DEVNULL, stderr=open(os.path.join(work, "serve.log"), "w"))
     for _ in range(400):
         if os.path.exists(ready):
@@ -69,6 +72,13 @@ def main():
         serve, ready = start(herald, work)
         try:
             run(herald, work, ready, check)
+        finally:
+            serve.terminate()
+            serve.wait(timeout=30)
+        # Too many messages for one subscription: a gateway that takes one a second (two at once) answers the third 429.
+        serve, ready = start(herald, work, "--device-rate-limit", "1")
+        try:
+            too_many(herald, work, ready, check)
         finally:
             serve.terminate()
             serve.wait(timeout=30)
@@ -141,6 +151,15 @@ def run(herald, work, ready, check):
         ("a JWT for another push service, sent with its Host", lambda: raw_send(
             vapid, subscription, session, {"sub": "mailto:ops@example.com", "aud": "https://web.push.apple.com"},
             headers={"Host": "web.push.apple.com"}), 404, "BadPath"),
+        ("no TTL", lambda: raw_send(vapid, subscription, session, {"sub": "mailto:ops@example.com"}, headers={"TTL": None}), 400,
+         "BadTtl"),
+        ("no Authorization", lambda: raw_send(vapid, subscription, session, {"sub": "mailto:ops@example.com"},
+                                              headers={"Authorization": None}), 403, "BadAuthorizationHeader"),
+        ("the old WebPush scheme", lambda: raw_send(vapid, subscription, session, {"sub": "mailto:ops@example.com"},
+                                                    headers={"Authorization": "WebPush eyJ.eyJ.sig"}), 403, "BadAuthorizationHeader"),
+        ("a k= that is no key", lambda: raw_send(vapid, subscription, session, {"sub": "mailto:ops@example.com"}, key="BAAA"), 403,
+         "BadVapidPublicKey"),
+        ("GET", lambda: answer_of(session.get(subscription["endpoint"], timeout=10)), 405, "MethodNotAllowed"),
         ("an endpoint never issued", lambda: send("x", target=dict(subscription, endpoint=ready["webPush"] + "/push/" + "ab" * 32)),
          404, "BadPath"),
     ]
@@ -171,7 +190,25 @@ def run(herald, work, ready, check):
     check(any(message.get("text") == "over HTTP/2" for message in shown()), "the HTTP/2 message reaches the subscriber")
 
 
-def raw_send(vapid, subscription, session, claims, headers=None):
+def answer_of(response):
+    if response.status_code >= 300:
+        raise WebPushException("refused", response=response)
+    return response
+
+
+def too_many(herald, work, ready, check):
+    os.environ["REQUESTS_CA_BUNDLE"] = ready["ca"]
+    key_path = os.path.join(work, "vapid.pem")
+    vapid = Vapid.from_file(key_path)
+    subscription = herald_json(herald, "webpush", "subscribe", "--data-dir", ready["dataDir"], "--gateway", ready["webPush"],
+                               "--application-server-key", public_key(vapid))
+    answers = [refusal(lambda: webpush(subscription, "x", vapid_private_key=key_path, vapid_claims={"sub": "mailto:ops@example.com"},
+                                       timeout=10)) for _ in range(3)]
+    check(answers[:2] == [(201, None), (201, None)] and answers[2] == (429, "TooManyRequests"),
+          f"the third message at once to a subscription allowed one a second: 429 TooManyRequests (got {answers})")
+
+
+def raw_send(vapid, subscription, session, claims, headers=None, key=None):
     """A message whose JWT carries exactly `claims` (plus aud and exp), signed with `vapid`: what a sender that checks
     nothing sends."""
     from cryptography.hazmat.primitives import hashes
@@ -189,10 +226,9 @@ def raw_send(vapid, subscription, session, claims, headers=None):
     jwt = signing_input + "." + encode(r.to_bytes(32, "big") + s.to_bytes(32, "big"))
     body = WebPusher(subscription).encode(b"x", content_encoding="aes128gcm")["body"]
     response = session.post(endpoint, data=body, timeout=10, headers={
-        "Authorization": f"vapid t={jwt}, k={public_key(vapid)}", "TTL": "60", "Content-Encoding": "aes128gcm", **(headers or {})})
-    if response.status_code >= 300:
-        raise WebPushException("refused", response=response)
-    return response
+        "Authorization": f"vapid t={jwt}, k={key or public_key(vapid)}", "TTL": "60", "Content-Encoding": "aes128gcm",
+        **(headers or {})})
+    return answer_of(response)
 
 
 def other_key(work):

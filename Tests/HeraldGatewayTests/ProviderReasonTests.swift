@@ -134,10 +134,13 @@ import Testing
     @Test func everyReasonThatCanAriseHereHasAScenario() {
         let provoked = Set(Self.scenarios.map(\.reason))
         // IdleTimeout and Shutdown arrive as GOAWAY reasons; their own tests provoke them. The channel management API's
-        // own reasons are provoked by ChannelManagementTests.
+        // own reasons are provoked by ChannelManagementTests; the Web Push port's by WebPushTests (HeraldWire) and
+        // Tests/Clients/webpush_clients_test.py (each from a real sender).
         let elsewhere: Set<APNsReason> = [
             .idleTimeout, .shutdown, .missingChannelID, .badChannelID, .channelNotRegistered, .cannotCreateChannelConfig, .badRequestParams,
             .badRequestPayload, .missingPushType, .missingChannelQueueSize, .topicMismatch,
+            .badTTL, .badUrgency, .badWebPushRequest, .badWebPushTopic, .vapidPKHashMismatch, .badAuthorizationHeader, .badJWTToken,
+            .badVAPIDPublicKey,
         ]
         #expect(provoked.union(elsewhere) == Set(APNsReason.statusTable.keys))
     }

@@ -62,6 +62,8 @@ package final class UnifiedPushRegistrations: Sendable {
             let data = try encoder.encode(changed.values.sorted { $0.token < $1.token })
             try FileManager.default.createDirectory(at: path.deletingLastPathComponent(), withIntermediateDirectories: true)
             try data.write(to: path, options: [.atomic])
+            // Endpoints are the apps' to hand out: the file is the user's alone, as the rest of the daemon's state.
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path.path)
             registrations = changed
         }
     }
