@@ -165,7 +165,8 @@ public final class Gateway: Sendable {
                 host: configuration.host, port: configuration.webPushPort,
                 tls: configuration.plaintext ? nil : try webPushTLS(configuration: configuration, authority: authority),
                 service: webPushService,
-                browsers: linkServices, idle: configuration.idleTimeout, group: eventLoopGroup, logger: logger)
+                browsers: linkServices, handshake: configuration.providerHandshakeTimeout, idle: configuration.idleTimeout, group: eventLoopGroup,
+                logger: logger)
         }
         linkServices.webPushServed(at: configuration.webPushOrigin(port: webPush.port))
         webPushService.listening(on: webPush.port)

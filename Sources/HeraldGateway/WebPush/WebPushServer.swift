@@ -25,8 +25,8 @@ final class WebPushServer: Service, Sendable {
     }
 
     static func bind(
-        host: String, port: Int, tls: NIOSSLContext?, service: WebPushService, browsers: DeviceLinkServices, idle: TimeAmount,
-        group: any EventLoopGroup, logger: Logger
+        host: String, port: Int, tls: NIOSSLContext?, service: WebPushService, browsers: DeviceLinkServices, handshake: TimeAmount,
+        idle: TimeAmount, group: any EventLoopGroup, logger: Logger
     ) async throws -> WebPushServer {
         let connections = OpenChannels()
         let channel = try await ServerBootstrap(group: group)
@@ -36,6 +36,7 @@ final class WebPushServer: Service, Sendable {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
+                    try sync.addHandler(WebPushConnectionDeadlines(handshake: handshake, idle: idle))
                     let protocols = WebPushProtocols(service: service, browsers: browsers, usesTLS: tls != nil, idle: idle, logger: logger)
                     if let tls {
                         try sync.addHandler(NIOSSLServerHandler(context: tls))
