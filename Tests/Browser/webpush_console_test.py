@@ -77,8 +77,21 @@ try:
         table = browser.find_element(By.ID, "refusals").text
         assert "public domain" in table and "mailto:orders@localhost" in table and token[:12] in table, table
 
-        # The form: a pasted header whose key is not one is named as such.
-        browser.find_element(By.ID, "authorization").send_keys("vapid t=not.a.jwt, k=BAD")
+        # The form: a pasted curl command whose JWT names localhost is refused for its sub; a bare JWT's claims are
+        # checked; a header whose key is not one is named as such.
+        curl = send("x", "mailto:orders@localhost", "--dry-run", f"{work}/body.bin").stdout.strip()
+        assert curl.startswith("curl ") and "vapid t=" in curl, curl
+        checker = browser.find_element(By.ID, "authorization")
+        checker.send_keys(curl)
+        browser.find_element(By.CSS_SELECTOR, "#check button[type=submit]").click()
+        wait.until(lambda b: "403 BadJwtToken" in b.find_element(By.ID, "verdict").text and "public domain" in b.find_element(By.ID, "verdict").text)
+        jwt = curl.split("vapid t=")[1].split(",")[0]
+        checker.clear()
+        checker.send_keys(jwt)
+        browser.find_element(By.CSS_SELECTOR, "#check button[type=submit]").click()
+        wait.until(lambda b: "403 BadJwtToken" in b.find_element(By.ID, "verdict").text)
+        checker.clear()
+        checker.send_keys("vapid t=not.a.jwt, k=BAD")
         browser.find_element(By.CSS_SELECTOR, "#check button[type=submit]").click()
         wait.until(lambda b: "BadVapidPublicKey" in b.find_element(By.ID, "verdict").text)
         browser.save_screenshot(os.path.join(shots, "console-webpush.png"))

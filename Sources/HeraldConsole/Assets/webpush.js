@@ -40,7 +40,8 @@ field("check").addEventListener("submit", async (event) => {
     verdict.textContent = answer.body.message || `The check failed (${answer.status}).`;
   } else if (answer.body.ok) {
     verdict.className = "ok";
-    verdict.replaceChildren(el("strong", { text: "Apple would take it. " }), `aud ${answer.body.origin}, sub ${answer.body.subject}.`);
+    verdict.replaceChildren(el("strong", { text: "Apple would take it. " }), `aud ${answer.body.origin}, sub ${answer.body.subject}.`
+      + (answer.body.note ? ` (${answer.body.note})` : ""));
   } else {
     verdict.className = "error";
     verdict.replaceChildren(el("strong", { text: `${answer.body.status} ${answer.body.reason}: ` }), answer.body.detail);
