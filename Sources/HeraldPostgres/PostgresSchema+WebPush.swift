@@ -3,7 +3,8 @@ extension PostgresSchema {
     /// with; a message is a notification row with its urgency, TTL and sender as JSON (`WebPushDetails`). A batch with
     /// messages is committed by `herald_insert_web_pushes`: `herald_insert_broadcasts` (which writes any broadcasts it
     /// holds), then, in the same transaction, each message's details and RFC 8030's `Topic`: a waiting message of the
-    /// same subscription with the same topic is replaced.
+    /// same subscription with the same topic is replaced (by a message that is itself waiting, not one discarded as it
+    /// came).
     static let webPush = [
         "ALTER TABLE device ADD COLUMN application_server_key bytea",
         "ALTER TABLE notification ADD COLUMN web_push text",
@@ -30,9 +31,9 @@ extension PostgresSchema {
             FROM unnest(_web_pushes) WITH ORDINALITY AS m(web_push, position)
             WHERE m.web_push IS NOT NULL AND n.id = _result[1] + m.position - 1;
             UPDATE notification AS old SET state = 'discarded', discarded_at = m.received_at, discard_reason = 'coalesced'
-            FROM unnest(_web_pushes, _tokens, _collapse_ids, _received_at) WITH ORDINALITY
-                AS m(web_push, token, collapse_id, received_at, position)
-            WHERE m.web_push IS NOT NULL AND m.collapse_id IS NOT NULL
+            FROM unnest(_web_pushes, _tokens, _collapse_ids, _received_at, _states) WITH ORDINALITY
+                AS m(web_push, token, collapse_id, received_at, state, position)
+            WHERE m.web_push IS NOT NULL AND m.collapse_id IS NOT NULL AND m.state = 'pending'
                 AND old.device_token = m.token AND old.collapse_id = m.collapse_id AND old.state = 'pending'
                 AND old.web_push IS NOT NULL AND old.id < _result[1] + m.position - 1;
             RETURN _result;

@@ -58,7 +58,8 @@ extension SQLiteStore {
             try row.bind(notification.webPush?.json)
             try row.execute()
             notification.id = db.lastInsertedRowID
-            if notification.webPush != nil, let topic = notification.collapseID {
+            // A message discarded as it came (TTL 0 for a subscriber away) replaces nothing.
+            if notification.webPush != nil, notification.delivery.state == .pending, let topic = notification.collapseID {
                 try Self.replaceWebPushTopic(topic, with: notification, db)
             }
             if notification.keptUntil != nil {

@@ -47,6 +47,13 @@ extension StoreConformance {
         #expect(try await read(batch[0]).delivery.discardReason == .coalesced)
         #expect(try await read(batch[1]).delivery.state == .pending)
 
+        // A message of TTL 0 for a subscriber away is discarded as it comes, and replaces nothing.
+        var now0 = message(to: linked, topic: "t2x", at: 6)
+        now0.expiration = 0
+        let dropped = try await store.insertNotifications([now0])[0]
+        #expect(try await read(dropped).delivery.discardReason == .expired)
+        #expect(try await read(batch[1]).delivery.state == .pending)
+
         #expect(try await store.retireDevice(linked.token, as: .unregistered, at: now.addingTimeInterval(10)))
         #expect(try await read(batch[1]).delivery.discardReason == .unregistered)
         #expect(try await store.device(linked.token)?.retiredAt != nil)
