@@ -48,9 +48,9 @@ extension StoreConformance {
         #expect(try await read(batch[1]).delivery.state == .pending)
 
         // A message of TTL 0 for a subscriber away is discarded as it comes, and replaces nothing.
-        var now0 = message(to: linked, topic: "t2x", at: 6)
-        now0.expiration = 0
-        let dropped = try await store.insertNotifications([now0])[0]
+        var nowOrNever = message(to: linked, topic: "t2x", at: 6)
+        nowOrNever.expiration = 0
+        let dropped = try await store.insertNotifications([nowOrNever])[0]
         #expect(try await read(dropped).delivery.discardReason == .expired)
         #expect(try await read(batch[1]).delivery.state == .pending)
 
