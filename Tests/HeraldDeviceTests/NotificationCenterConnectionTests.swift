@@ -113,6 +113,20 @@ import UserNotificationsUI
     }
 
     /// The whole list once, then each change alone: with 1,000 notifications listed, a new one costs one card.
+    /// Previews off: the page is sent the app and the placeholder, never the title, body or image (as the desktop).
+    @Test func hiddenPreviewsSendThePageOnlyThePlaceholder() throws {
+        var card = NotificationCard(try Self.notification("Episode 12: the secret"), bundleID: "com.example.podcast")
+        card.style.hidesPreview = true
+        let hidden = NotificationCenterJSON.notification(
+            Presentation(card: card, app: .init(bundleID: "com.example.podcast"), category: nil), files: ServedFiles())
+        #expect(hidden["body"] == .string("Notification") && hidden["title"] == .null && hidden["subtitle"] == .null)
+        #expect(!String(decoding: hidden.encoded(), as: UTF8.self).contains("secret"))
+        card.style.hidesPreview = false
+        let shown = NotificationCenterJSON.notification(
+            Presentation(card: card, app: .init(bundleID: "com.example.podcast"), category: nil), files: ServedFiles())
+        #expect(shown["body"] == .string("Episode 12: the secret") && shown["title"] == .string("New episode"))
+    }
+
     @Test func thePageIsSentTheListOnceThenEachChange() async throws {
         var (page, running) = try await Self.page()
         defer { running.cancel() }

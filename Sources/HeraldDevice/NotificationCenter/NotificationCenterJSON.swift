@@ -6,23 +6,25 @@ import UserNotificationsUI
 /// What the notification center page is sent, as JSON (docs/content-extensions.md lists the messages).
 enum NotificationCenterJSON {
     /// A listed notification: `{"app", "appName", "id", "title", "subtitle", "body", "date", "image", "actions",
-    /// "expandable"}`.
+    /// "expandable"}`. With the app's previews off (`showPreviewsSetting` `.never`) the page is sent what iOS shows then:
+    /// the app and the category's placeholder ("Notification" without one), never the content.
     static func notification(_ presentation: Presentation, files: ServedFiles) -> JSONValue {
         let card = presentation.card
         let text = { (value: String?) in value.map(JSONValue.string) ?? .null }
-        let image = card.attachments.lazy.compactMap { files.address(of: $0.path) }.first
+        let hidden = card.style.hidesPreview
+        let image = hidden ? nil : card.attachments.lazy.compactMap { files.address(of: $0.path) }.first
         return .object([
             "app": .string(presentation.id.bundleID),
             "appName": .string(presentation.app.displayName),
             "id": .string(presentation.id.identifier),
-            "title": text(card.title),
-            "subtitle": text(card.subtitle),
-            "body": text(card.body ?? card.note),
+            "title": hidden ? .null : text(card.title),
+            "subtitle": hidden ? .null : text(card.subtitle),
+            "body": hidden ? .string(presentation.hiddenPreviewsPlaceholder ?? "Notification") : text(card.body ?? card.note),
             "date": .number((card.date.timeIntervalSince1970 * 1000).rounded()),
             "image": text(image),
             "actions": .array(presentation.actions.map(action)),
             "reportsDismissal": .bool(presentation.reportsDismissal),
-            "expandable": .bool(presentation.hasContentExtension),
+            "expandable": .bool(presentation.hasContentExtension && !hidden),
         ])
     }
 
