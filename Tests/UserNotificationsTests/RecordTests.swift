@@ -200,6 +200,26 @@ import Testing
         #expect((chat.actions[1] as? UNTextInputNotificationAction)?.textInputPlaceholder == "Message")
     }
 
+    /// Action icons (iOS 15) are kept with their category, template or system, and count in an action's equality.
+    @Test func actionIconsRoundTrip() throws {
+        let like = UNNotificationAction(
+            identifier: "like", title: "Like", options: [], icon: UNNotificationActionIcon(systemImageName: "hand.thumbsup"))
+        let reply = UNTextInputNotificationAction(
+            identifier: "reply", title: "Reply", options: [.foreground], icon: UNNotificationActionIcon(templateImageName: "reply-icon"),
+            textInputButtonTitle: "Send", textInputPlaceholder: "Message")
+        let category = UNNotificationCategory(identifier: "chat", actions: [like, reply], intentIdentifiers: [])
+        let restored = try roundTrip(CategoryRecord(category)).category
+        #expect(restored.actions[0].icon == UNNotificationActionIcon(systemImageName: "hand.thumbsup"))
+        #expect(restored.actions[1].icon == UNNotificationActionIcon(templateImageName: "reply-icon"))
+        #expect(restored.actions[1] is UNTextInputNotificationAction)
+        #expect(restored == category)
+        #expect(like != UNNotificationAction(identifier: "like", title: "Like", options: []))
+        #expect(UNNotificationActionIcon(systemImageName: "a") != UNNotificationActionIcon(templateImageName: "a"))
+        // A record written before icons reads with none.
+        let old = try JSONDecoder().decode(ActionRecord.self, from: Data(#"{"identifier":"x","title":"X","options":0}"#.utf8))
+        #expect(old.action.icon == nil)
+    }
+
     @Test func settingsRoundTripWithRawValues() throws {
         var settings = SettingsRecord()
         settings.authorizationStatus = .provisional

@@ -106,7 +106,7 @@ extension DeviceDaemon {
             try await distributor.message(registration, body: message.body, id: apnsID)
         } catch {
             report(.unifiedPush(event(false)))
-            if case .remote(let name, _)? = error as? DBusError, name == "org.freedesktop.DBus.Error.ServiceUnknown" {
+            if case .remote(name: "org.freedesktop.DBus.Error.ServiceUnknown", message: _) = error {
                 // No connector and nothing to start one: the app is not installed any more. Its subscription goes (the
                 // sender gets 410 from now on) and the message is dropped, so a removed app cannot hold the link's window.
                 report(.problem("web push \(apnsID) dropped: \(registration.service) is not installed any more; its subscription is removed"))

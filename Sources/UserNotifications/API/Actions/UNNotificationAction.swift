@@ -14,12 +14,23 @@ open class UNNotificationAction: NSObject, NSCopying, @unchecked Sendable {
     public let title: String
     /// How the action behaves.
     public let options: UNNotificationActionOptions
+    /// The button's icon (iOS 15); nil for none.
+    public let icon: UNNotificationActionIcon?
 
     /// An action with an identifier, a title and options.
     public init(identifier: String, title: String, options: UNNotificationActionOptions = []) {
         self.identifier = identifier
         self.title = title
         self.options = options
+        icon = nil
+    }
+
+    /// An action with an identifier, a title, options and an icon (iOS 15).
+    public init(identifier: String, title: String, options: UNNotificationActionOptions = [], icon: UNNotificationActionIcon?) {
+        self.identifier = identifier
+        self.title = title
+        self.options = options
+        self.icon = icon
     }
 
     /// The action itself: it is immutable.
@@ -30,7 +41,7 @@ open class UNNotificationAction: NSObject, NSCopying, @unchecked Sendable {
     /// Actions are equal when they are of the same class with the same values.
     open override func isEqual(_ object: Any?) -> Bool {
         guard let other = object as? UNNotificationAction, type(of: other) == type(of: self) else { return false }
-        return identifier == other.identifier && title == other.title && options == other.options
+        return identifier == other.identifier && title == other.title && options == other.options && icon == other.icon
     }
 
     /// A hash consistent with `isEqual(_:)`.
@@ -39,6 +50,7 @@ open class UNNotificationAction: NSObject, NSCopying, @unchecked Sendable {
         hasher.combine(identifier)
         hasher.combine(title)
         hasher.combine(options.rawValue)
+        hasher.combine(icon)
         return hasher.finalize()
     }
 }

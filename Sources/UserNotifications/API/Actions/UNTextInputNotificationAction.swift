@@ -20,6 +20,16 @@ open class UNTextInputNotificationAction: UNNotificationAction, @unchecked Senda
         super.init(identifier: identifier, title: title, options: options)
     }
 
+    /// A text-input action with an icon (iOS 15).
+    public init(
+        identifier: String, title: String, options: UNNotificationActionOptions = [], icon: UNNotificationActionIcon?,
+        textInputButtonTitle: String, textInputPlaceholder: String
+    ) {
+        self.textInputButtonTitle = textInputButtonTitle
+        self.textInputPlaceholder = textInputPlaceholder
+        super.init(identifier: identifier, title: title, options: options, icon: icon)
+    }
+
     /// Text-input actions are equal when all their values are.
     open override func isEqual(_ object: Any?) -> Bool {
         guard super.isEqual(object), let other = object as? UNTextInputNotificationAction else { return false }

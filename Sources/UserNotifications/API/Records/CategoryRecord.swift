@@ -11,11 +11,14 @@ package struct ActionRecord: Codable, Hashable, Sendable {
     package var options: UInt
     /// Present for a `UNTextInputNotificationAction`.
     package var textInput: TextInput?
+    /// The button's icon (iOS 15); absent in records written before icons.
+    package var icon: UNNotificationActionIcon.Source?
 
     package init(_ action: UNNotificationAction) {
         identifier = action.identifier
         title = action.title
         options = action.options.rawValue
+        icon = action.icon?.source
         if let text = action as? UNTextInputNotificationAction {
             textInput = TextInput(buttonTitle: text.textInputButtonTitle, placeholder: text.textInputPlaceholder)
         }
@@ -23,11 +26,12 @@ package struct ActionRecord: Codable, Hashable, Sendable {
 
     package var action: UNNotificationAction {
         let options = UNNotificationActionOptions(rawValue: options)
+        let icon = self.icon.map(UNNotificationActionIcon.init(source:))
         guard let textInput else {
-            return UNNotificationAction(identifier: identifier, title: title, options: options)
+            return UNNotificationAction(identifier: identifier, title: title, options: options, icon: icon)
         }
         return UNTextInputNotificationAction(
-            identifier: identifier, title: title, options: options,
+            identifier: identifier, title: title, options: options, icon: icon,
             textInputButtonTitle: textInput.buttonTitle, textInputPlaceholder: textInput.placeholder)
     }
 }

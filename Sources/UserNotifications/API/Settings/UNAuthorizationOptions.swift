@@ -22,4 +22,10 @@ public struct UNAuthorizationOptions: OptionSet, Sendable {
     public static let providesAppNotificationSettings = UNAuthorizationOptions(rawValue: 1 << 5)
     /// Delivering quietly to the notification center without asking first.
     public static let provisional = UNAuthorizationOptions(rawValue: 1 << 6)
+    /// Siri may announce notifications (iOS 13); since iOS 15 always included, and asked for in vain.
+    @available(*, deprecated, message: "announcement authorization is always included")
+    public static let announcement = UNAuthorizationOptions(rawValue: 1 << 7)
+    /// Time-sensitive notifications (iOS 15.0 only); since then the app's time-sensitive entitlement decides.
+    @available(*, deprecated, message: "use the time-sensitive entitlement")
+    public static let timeSensitive = UNAuthorizationOptions(rawValue: 1 << 8)
 }
