@@ -45,10 +45,15 @@ import Glibc
     private static let none: UInt64 = 0
 
     /// A shell script that sleeps; `exec` so the process SIGTERM reaches is the sleep itself.
+    /// A script that sleeps, written through a close-on-exec descriptor: a process another test forks meanwhile does not
+    /// keep the file open for writing, which would make starting it fail with ETXTBSY ("Text file busy").
     private func sleeper() throws -> URL {
         let script = URL(fileURLWithPath: TemporaryPath.make("sleeper", suffix: ".sh"))
-        try "#!/bin/sh\nexec sleep 60\n".write(to: script, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script.path)
+        let descriptor = open(script.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o755)
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { close(descriptor) }
+        let text = Array("#!/bin/sh\nexec sleep 60\n".utf8)
+        guard write(descriptor, text, text.count) == text.count else { throw POSIXError(.EIO) }
         return script
     }
 
