@@ -200,6 +200,18 @@ import Testing
         #expect((chat.actions[1] as? UNTextInputNotificationAction)?.textInputPlaceholder == "Message")
     }
 
+    /// Ringtones (iOS 15.2) are kept as ringtones: the default comes back as the shared one, a named one with its name.
+    @Test func ringtonesRoundTrip() throws {
+        #expect(try roundTrip(SoundRecord(.defaultRingtone)).sound === UNNotificationSound.defaultRingtone)
+        let named = UNNotificationSound.ringtoneSoundNamed(UNNotificationSoundName("call.caf"))
+        #expect(try roundTrip(SoundRecord(named)).sound == named)
+        #expect(named != UNNotificationSound(named: UNNotificationSoundName("call.caf")))
+        #expect(UNNotificationSound.defaultRingtone != UNNotificationSound.default)
+        // A record written before ringtones reads as the sound it was.
+        let old = try JSONDecoder().decode(SoundRecord.self, from: Data(#"{"isCritical":false}"#.utf8))
+        #expect(old.sound === UNNotificationSound.default)
+    }
+
     /// Action icons (iOS 15) are kept with their category, template or system, and count in an action's equality.
     @Test func actionIconsRoundTrip() throws {
         let like = UNNotificationAction(

@@ -15,11 +15,14 @@ open class UNNotificationSound: NSObject, NSCopying, @unchecked Sendable {
     package let isCritical: Bool
     /// The volume of a critical alert, 0…1; nil for the system's choice.
     package let criticalVolume: Float?
+    /// A ringtone (iOS 15.2), as a communication notification for a call plays one.
+    package let isRingtone: Bool
 
-    package init(name: UNNotificationSoundName?, isCritical: Bool, criticalVolume: Float?) {
+    package init(name: UNNotificationSoundName?, isCritical: Bool, criticalVolume: Float?, isRingtone: Bool = false) {
         self.name = name
         self.isCritical = isCritical
         self.criticalVolume = criticalVolume.map { $0.isNaN ? 1 : min(max($0, 0), 1) }
+        self.isRingtone = isRingtone
     }
 
     /// The sound of a file in the app's bundle or its `Library/Sounds` folder.
@@ -29,12 +32,21 @@ open class UNNotificationSound: NSObject, NSCopying, @unchecked Sendable {
 
     private static let defaultSound = UNNotificationSound(name: nil, isCritical: false, criticalVolume: nil)
     private static let defaultCriticalSound = UNNotificationSound(name: nil, isCritical: true, criticalVolume: nil)
+    private static let defaultRingtoneSound = UNNotificationSound(name: nil, isCritical: false, criticalVolume: nil, isRingtone: true)
 
     /// The system's default notification sound.
     open class var `default`: UNNotificationSound { defaultSound }
 
     /// The system's default sound for critical alerts.
     open class var defaultCritical: UNNotificationSound { defaultCriticalSound }
+
+    /// The system's default ringtone (iOS 15.2).
+    open class var defaultRingtone: UNNotificationSound { defaultRingtoneSound }
+
+    /// A ringtone from a file in the app's bundle or its `Library/Sounds` folder (iOS 15.2).
+    open class func ringtoneSoundNamed(_ name: UNNotificationSoundName) -> UNNotificationSound {
+        UNNotificationSound(name: name, isCritical: false, criticalVolume: nil, isRingtone: true)
+    }
 
     /// The default critical-alert sound at `volume` (0…1; clamped).
     open class func defaultCriticalSound(withAudioVolume volume: Float) -> UNNotificationSound {
@@ -60,6 +72,7 @@ open class UNNotificationSound: NSObject, NSCopying, @unchecked Sendable {
     open override func isEqual(_ object: Any?) -> Bool {
         guard let other = object as? UNNotificationSound else { return false }
         return name == other.name && isCritical == other.isCritical && criticalVolume == other.criticalVolume
+            && isRingtone == other.isRingtone
     }
 
     /// A hash consistent with `isEqual(_:)`.
@@ -68,6 +81,7 @@ open class UNNotificationSound: NSObject, NSCopying, @unchecked Sendable {
         hasher.combine(name)
         hasher.combine(isCritical)
         hasher.combine(criticalVolume)
+        hasher.combine(isRingtone)
         return hasher.finalize()
     }
 }
