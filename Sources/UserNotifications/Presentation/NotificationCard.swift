@@ -69,6 +69,10 @@ package struct NotificationCard: Sendable, Hashable {
             "userInfo": userInfo,
         ]
         if let apnsID { fields["apnsID"] = .string(apnsID) }
+        // How it may interrupt, when not as usual: its level, a quiet (provisional) delivery, previews turned off.
+        if style.interruptionLevel != .active { fields["interruptionLevel"] = .string(style.interruptionLevel.name) }
+        if style.isQuiet { fields["quiet"] = .bool(true) }
+        if style.hidesPreview { fields["previewHidden"] = .bool(true) }
         if !attachments.isEmpty {
             fields["attachments"] = .array(attachments.map { .object(["identifier": .string($0.identifier), "path": .string($0.path)]) })
         }
@@ -79,19 +83,32 @@ package struct NotificationCard: Sendable, Hashable {
 
     /// A box for people:
     /// ```
-    /// ┌─ com.example.app · 10:42:07
+    /// ┌─ com.example.app · 10:42:07 · Time Sensitive
     /// │ Title
     /// │ Body
     /// └─ badge 3 · sound default · id order-42
     /// ```
+    /// With the app's previews off, as on iOS, the box holds "Notification" instead of the content.
     package var text: String {
         let time = date.formatted(date: .omitted, time: .standard)
-        var lines = ["┌─ \(topic) · \(time)"]
-        for line in [title, subtitle, body].compactMap({ $0 }) where !line.isEmpty {
-            lines.append("│ " + line)
+        var heading = "┌─ \(topic) · \(time)"
+        switch style.interruptionLevel {
+        case .timeSensitive: heading += " · Time Sensitive"
+        case .critical: heading += " · Critical"
+        case .passive: heading += " · passive"
+        case .active: break
         }
-        if let note { lines.append("│ " + note) }
-        for attachment in attachments { lines.append("│ 📎 \(attachment.path)") }
+        if style.isQuiet { heading += " · delivered quietly" }
+        var lines = [heading]
+        if style.hidesPreview {
+            lines.append("│ Notification")
+        } else {
+            for line in [title, subtitle, body].compactMap({ $0 }) where !line.isEmpty {
+                lines.append("│ " + line)
+            }
+            if let note { lines.append("│ " + note) }
+            for attachment in attachments { lines.append("│ 📎 \(attachment.path)") }
+        }
         var details: [String] = []
         if let badge { details.append("badge \(badge)") }
         if let sound { details.append("sound \(sound)") }

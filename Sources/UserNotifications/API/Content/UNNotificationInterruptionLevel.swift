@@ -9,3 +9,15 @@ public enum UNNotificationInterruptionLevel: UInt, Sendable {
     /// Presented immediately with sound, past Focus and the ringer switch; needs critical-alert authorization.
     case critical = 3
 }
+
+extension UNNotificationInterruptionLevel {
+    /// The case's name, as Apple spells it (`timeSensitive`), for JSON.
+    package var name: String {
+        switch self {
+        case .passive: "passive"
+        case .active: "active"
+        case .timeSensitive: "timeSensitive"
+        case .critical: "critical"
+        }
+    }
+}
