@@ -1,5 +1,4 @@
 import Foundation
-import HeraldWire
 import Testing
 
 @testable import UserNotifications
@@ -12,10 +11,14 @@ import Testing
         return card
     }
 
+    static func json(_ card: NotificationCard) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(card.jsonLine.utf8)) as? [String: Any])
+    }
+
     @Test func anActiveNotificationReadsAsBefore() throws {
         let card = Self.card()
         #expect(card.text.contains("│ Your order") && card.text.contains("│ has shipped") && !card.text.contains("Time Sensitive"))
-        let json = try JSONValue.parse(Data(card.jsonLine.utf8))
+        let json = try Self.json(card)
         #expect(json["interruptionLevel"] == nil && json["quiet"] == nil && json["previewHidden"] == nil)
     }
 
@@ -25,8 +28,8 @@ import Testing
             $0.isQuiet = true
         }
         #expect(card.text.split(separator: "\n")[0].hasSuffix("· Time Sensitive · delivered quietly"))
-        let json = try JSONValue.parse(Data(card.jsonLine.utf8))
-        #expect(json["interruptionLevel"] == .string("timeSensitive") && json["quiet"] == .bool(true))
+        let json = try Self.json(card)
+        #expect(json["interruptionLevel"] as? String == "timeSensitive" && json["quiet"] as? Bool == true)
         #expect(Self.card { $0.interruptionLevel = .critical }.text.contains("· Critical"))
     }
 
@@ -35,7 +38,7 @@ import Testing
     @Test func hiddenPreviewsShowNoContentOnTheTerminal() throws {
         let card = Self.card { $0.hidesPreview = true }
         #expect(card.text.contains("│ Notification") && !card.text.contains("Your order") && !card.text.contains("shipped"))
-        let json = try JSONValue.parse(Data(card.jsonLine.utf8))
-        #expect(json["previewHidden"] == .bool(true) && json["title"] == .string("Your order"))
+        let json = try Self.json(card)
+        #expect(json["previewHidden"] as? Bool == true && json["title"] as? String == "Your order")
     }
 }
