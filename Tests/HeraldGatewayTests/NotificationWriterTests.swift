@@ -3,7 +3,6 @@ import HeraldStore
 import HeraldTesting
 import HeraldWire
 import Logging
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import Testing
@@ -44,11 +43,11 @@ import Testing
     @Test func aQueueLongerThanTheBatchLimitIsCommittedInOrderedBatches() async throws {
         let path = TemporaryPath.make("herald-writer", suffix: ".sqlite")
         let store = FaultInjectingStore(wrapping: try SQLiteStore(path: path))
-        let committed = NIOLockedValueBox<[StoredNotification]>([])
+        let committed = Watched<[StoredNotification]>([])
         let writer = NotificationWriter(
             store: store, batchLimit: 2, queueLimit: 100, metrics: GatewayMetrics(),
             logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
-            onCommitted: { batch in committed.withLockedValue { $0 += batch } }
+            onCommitted: { batch in committed.update { $0 += batch } }
         )
         let notifications = (0..<6).map(notification)
         let answers = Watched<[Int: Rejection?]>([:])
@@ -67,7 +66,9 @@ import Testing
 
         #expect(answers.value.values.allSatisfy { $0 == nil })
         #expect(store.insertedBatchSizes == [1, 2, 2, 1])
-        let stored = committed.withLockedValue { $0 }
+        // Senders are answered before the commit is handed on, so the last batch may still be on its way here.
+        #expect(await committed.wait { $0.count >= notifications.count })
+        let stored = committed.value
         #expect(stored.map(\.uniqueID) == notifications.map(\.uniqueID))
         #expect(stored.compactMap(\.id) == stored.compactMap(\.id).sorted())
         #expect(try await store.notificationCount() == notifications.count)
