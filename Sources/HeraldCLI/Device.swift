@@ -14,7 +14,9 @@ import UserNotifications
 struct Device: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Be a device: register apps with a gateway and receive their notifications.",
-        subcommands: [Run.self, Unregister.self, DeviceRespond.self, DeviceShow.self, DeviceSettings.self, DeviceLocation.self],
+        subcommands: [
+            Run.self, Unregister.self, DeviceRespond.self, DeviceShow.self, DeviceSettings.self, DeviceFocus.self, DeviceLocation.self,
+        ],
         defaultSubcommand: Run.self
     )
 

@@ -80,9 +80,28 @@ final class DevicePrinter: Sendable {
             warn("the gateway refused: \(reason): \(message)")
         case .linkClosed(let reason):
             warn("link to the gateway closed (\(reason)); reconnecting")
+        case .focus(let status):
+            showFocus(status)
         case .problem(let message):
             warn(message)
         }
+    }
+
+    /// `{"event": "focus", "on": true, "name": "Work", "reason": "manual", "until": "…"}`, or `"on": false`.
+    private func showFocus(_ status: Focus.Status?) {
+        guard json else { return printNow("Focus \(status?.name ?? ""): \(DeviceFocus.describe(status?.reason))") }
+        var fields: [String: JSONValue] = ["event": .string("focus"), "on": .bool(status != nil)]
+        if let status {
+            fields["name"] = .string(status.name)
+            switch status.reason {
+            case .manual(let until):
+                fields["reason"] = .string("manual")
+                if let until { fields["until"] = .string(until.ISO8601Format()) }
+            case .schedule: fields["reason"] = .string("schedule")
+            case .desktop: fields["reason"] = .string("desktop")
+            }
+        }
+        emit(fields)
     }
 
     /// A push-to-start or activity token given or retired, or a channel subscribed or left.

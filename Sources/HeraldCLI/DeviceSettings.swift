@@ -1,6 +1,7 @@
 import ArgumentParser
 import CoreLocation
 import Foundation
+import HeraldDevice
 import HeraldWire
 import UserNotifications
 
@@ -55,6 +56,21 @@ struct DeviceSettings: AsyncParsableCommand {
         }
     }
 
+    @Option(
+        name: .customLong("time-sensitive"),
+        help: "Time Sensitive notifications (they keep their level and may break through a Focus): on or off; the app needs the time-sensitive entitlement.")
+    var timeSensitive: Switch?
+
+    @Option(
+        name: .customLong("critical-alerts"),
+        help: "Critical alerts (they always alert and play): on or off; the app needs the critical-alerts entitlement.")
+    var criticalAlerts: Switch?
+
+    @Option(
+        name: .customLong("direct-messages"),
+        help: "Direct messages (communication notifications) delivered at once, outside the scheduled summary: on or off; the app needs the communication entitlement.")
+    var directMessages: Switch?
+
     @Option(help: "Live Activities: on or off (apart from notifications, as on iOS).")
     var liveActivities: Switch?
 
@@ -79,11 +95,16 @@ struct DeviceSettings: AsyncParsableCommand {
             FileHandle.standardError.write(Data("herald: \(identity.storePath) was unreadable; moved to \(aside)\n".utf8))
         }
         var settings = try store.settings(of: app) ?? SettingsRecord()
-        let changing = decision != nil || alert != nil || sound != nil || badge != nil || previews != nil
+        let changing =
+            decision != nil || alert != nil || sound != nil || badge != nil || previews != nil || timeSensitive != nil
+            || criticalAlerts != nil || directMessages != nil
         if changing {
             switch decision {
             case .allow?:
-                if !settings.allowsDelivery { settings = .answered(true, options: [.alert, .sound, .badge]) }
+                if !settings.allowsDelivery {
+                    let bundle = try InstalledApps(dataDirectory: URL(fileURLWithPath: dataDirectory)).app(bundleID: app)?.bundleDirectory
+                    settings = .answered(true, options: [.alert, .sound, .badge], entitlements: AppEntitlements(bundleDirectory: bundle))
+                }
             case .deny?:
                 settings = .answered(false, options: [])
             case nil:
@@ -101,6 +122,7 @@ struct DeviceSettings: AsyncParsableCommand {
             if let sound { settings.soundSetting = sound == .on ? .enabled : .disabled }
             if let badge { settings.badgeSetting = badge == .on ? .enabled : .disabled }
             if let previews { settings.showPreviewsSetting = previews.setting }
+            try applyEntitled(to: &settings)
             try store.setSettings(settings, of: app)
         }
         if liveActivities != nil || frequentUpdates != nil {
@@ -117,6 +139,9 @@ struct DeviceSettings: AsyncParsableCommand {
                 "alert": .string(settings.alertSetting.name), "sound": .string(settings.soundSetting.name),
                 "badge": .string(settings.badgeSetting.name), "badgeCount": .integer(Int64(try store.badge(of: app))),
                 "previews": .string(Previews(settings.showPreviewsSetting).rawValue),
+                "timeSensitive": .string(settings.timeSensitiveSetting.name),
+                "criticalAlerts": .string(settings.criticalAlertSetting.name),
+                "directMessages": .string(settings.directMessagesSetting.name),
                 "liveActivities": .string(settings.liveActivities ? "on" : "off"),
                 "frequentUpdates": .string(settings.frequentUpdates ? "on" : "off"),
             ]
@@ -126,8 +151,33 @@ struct DeviceSettings: AsyncParsableCommand {
                 """
                 \(app): \(settings.authorizationStatus.name)
                   alerts \(settings.alertSetting.name) · sounds \(settings.soundSetting.name) · badges \(settings.badgeSetting.name) · badge \(try store.badge(of: app)) · previews \(Previews(settings.showPreviewsSetting).rawValue)
+                  time sensitive \(settings.timeSensitiveSetting.name) · critical alerts \(settings.criticalAlertSetting.name) · direct messages \(settings.directMessagesSetting.name)
                   Live Activities \(settings.liveActivities ? "on" : "off") · frequent updates \(settings.frequentUpdates ? "on" : "off")
                 """)
+        }
+    }
+}
+
+extension DeviceSettings {
+    /// The switches an entitlement stands behind. An installed app without the entitlement is refused, saying which key
+    /// its bundle's `.entitlements` file lacks; an app not installed here (it runs its own engine) is taken at its word.
+    private func applyEntitled(to settings: inout SettingsRecord) throws {
+        let switches: [(Switch?, AppEntitlements, WritableKeyPath<SettingsRecord, UNNotificationSetting>, String)] = [
+            (timeSensitive, .timeSensitive, \.timeSensitiveSetting, "--time-sensitive"),
+            (criticalAlerts, .criticalAlerts, \.criticalAlertSetting, "--critical-alerts"),
+            (directMessages, .communication, \.directMessagesSetting, "--direct-messages"),
+        ]
+        guard switches.contains(where: { $0.0 != nil }) else { return }
+        let installed = try InstalledApps(dataDirectory: URL(fileURLWithPath: dataDirectory)).app(bundleID: app)
+        let entitlements = installed.map { AppEntitlements(bundleDirectory: $0.bundleDirectory) }
+        for (choice, entitlement, path, option) in switches {
+            guard let choice else { continue }
+            if choice == .on, let installed, let entitlements, !entitlements.contains(entitlement) {
+                let key = AppEntitlements.keys.first { $0.1 == entitlement }?.0 ?? ""
+                throw ValidationError(
+                    "\(option) on: \(app) has no \(key) entitlement; add it (true) to a .entitlements file in \(installed.bundleDirectory.path) (Xcode's, copied into the bundle)")
+            }
+            settings[keyPath: path] = choice == .on ? .enabled : .disabled
         }
     }
 }

@@ -141,11 +141,12 @@ import Testing
         content.title = "Hello"
         content.sound = sound
         content.interruptionLevel = level
-        var settings = SettingsRecord.answered(true, options: critical ? [.alert, .sound, .criticalAlert] : [.alert, .sound])
+        var settings = SettingsRecord.answered(
+            true, options: critical ? [.alert, .sound, .criticalAlert] : [.alert, .sound], entitlements: [.timeSensitive, .criticalAlerts])
         settings.authorizationStatus = status
         settings.soundSetting = soundOn ? .enabled : .disabled
         settings.showPreviewsSetting = previews
-        return NotificationCard.Style(content: try ContentRecord(content), settings: settings, options: options)
+        return NotificationCard.Style(content: try ContentRecord(content), bundleID: "com.example.app", settings: settings, options: options)
     }
 
     @Test func interruptionLevelsSoundsQuietDeliveryAndHiddenPreviews() async throws {
@@ -180,6 +181,23 @@ import Testing
         }
         let hidden = try #require(server.notifications.last)
         #expect(hidden.summary == "Shop" && hidden.body == "New message")
+    }
+
+    /// Silenced by the Focus: no bubble; a bubble it replaces closes (the notification stays in the list).
+    @Test func aSilencedNotificationHasNoBubbleAndClosesTheOneItReplaces() async throws {
+        let desktop = try await Self.desktop()
+        let (server, presenter) = (desktop.server, desktop.presenter)
+        defer { desktop.running.cancel() }
+        var silenced = Self.playing()
+        silenced.silencedBy = "Work"
+        await presenter.present(Self.presentation("quiet", title: "Shh", style: silenced))
+        await presenter.present(Self.presentation("score", title: "1 : 0"))
+        let shown = try await server.waitForNotification(1)
+        #expect(shown.summary.hasPrefix("1 : 0"))
+        await presenter.present(Self.presentation("score", title: "2 : 0", style: silenced))
+        let events = try await server.waitForEvents(2)
+        #expect(events.last == .close(shown.id))
+        #expect(server.notifications.count == 1)
     }
 
     @Test func aBundleSoundPlaysFromTheBundle() async throws {

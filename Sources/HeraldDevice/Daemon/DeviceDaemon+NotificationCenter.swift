@@ -24,12 +24,16 @@ extension DeviceDaemon {
     }
 
     /// Every app's delivered notifications as presentations, oldest first: what the page lists when the daemon starts.
+    /// Each reads as the app's settings have it now (previews hidden when they are off), without a banner or a sound.
     func deliveredPresentations() async -> [Presentation] {
-        let apps = (try? await store.perform { try $0.apps().map(\.bundleID) }) ?? []
+        let apps = (try? await store.perform { try $0.apps() }) ?? []
         var presentations: [Presentation] = []
-        for bundleID in apps {
+        for (bundleID, settings) in apps {
             for notification in (try? await engine.delivered(of: bundleID)) ?? [] {
-                presentations.append(await presentation.presentation(of: NotificationCard(notification, bundleID: bundleID)))
+                var card = NotificationCard(notification, bundleID: bundleID)
+                card.style = NotificationCard.Style(
+                    content: notification.request.content, bundleID: bundleID, settings: settings ?? SettingsRecord(), options: [.list])
+                presentations.append(await presentation.presentation(of: card))
             }
         }
         return presentations.sorted { $0.card.date < $1.card.date }

@@ -29,6 +29,8 @@ package enum DeviceDaemonEvent: Sendable {
     case activityPushDropped(apnsID: String, bundleID: String, reason: String)
     /// The UnifiedPush distributor: on the bus, a registration, a web push message for an app.
     case unifiedPush(UnifiedPushEvent)
+    /// The Focus went on (or changed) or off (nil); one at start only when it is on.
+    case focus(Focus.Status?)
     case problem(String)
 }
 
@@ -149,7 +151,8 @@ package final class DeviceDaemon: Sendable {
             store: store, calendar: .current, prompt: prompt, presenter: presentation,
             attachments: { bundleID in
                 attachmentStore(of: bundleID, bundleDirectory: (try? apps.app(bundleID: bundleID))?.bundleDirectory, in: dataDirectory)
-            }
+            },
+            entitlements: { AppEntitlements(bundleDirectory: (try? apps.app(bundleID: $0))?.bundleDirectory) }
         )
         runner = ServiceExtensionRunner(budget: configuration.extensionBudget, grace: configuration.extensionGrace)
         launcher = AppLauncher(dataDirectory: dataDirectory)
@@ -225,6 +228,7 @@ package final class DeviceDaemon: Sendable {
                 unifiedPushTried.open()
             }
             group.addTask { [self] in await runActivityClock() }
+            group.addTask { [self] in await runFocusWatch() }
             if let center, let port = configuration.notificationCenterPort {
                 let page = try notificationCenterServer(center)
                 for delivered in await deliveredPresentations() { await center.present(delivered) }

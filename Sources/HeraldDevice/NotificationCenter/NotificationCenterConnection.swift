@@ -68,7 +68,7 @@ final class NotificationCenterConnection: Sendable {
     func run<Messages: AsyncSequence & Sendable>(
         receiving messages: Messages, sending send: @escaping @Sendable (JSONValue) async throws -> Void
     ) async where Messages.Element == JSONValue {
-        let (list, activities, changes) = services.presenter.follow()
+        let (list, activities, focus, changes) = services.presenter.follow()
         let input = self.input
         await withDiscardingTaskGroup { group in
             group.addTask {
@@ -85,6 +85,7 @@ final class NotificationCenterConnection: Sendable {
             do {
                 try await send(NotificationCenterJSON.list(list, files: services.files))
                 try await send(NotificationCenterJSON.activities(activities, files: services.files))
+                try await send(NotificationCenterJSON.change(.focus(focus), files: services.files))
                 for await next in inputs {
                     try await handle(next, expanded: &expanded, generation: &generation, send: send)
                 }

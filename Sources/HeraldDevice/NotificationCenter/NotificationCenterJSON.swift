@@ -6,7 +6,8 @@ import UserNotificationsUI
 /// What the notification center page is sent, as JSON (docs/content-extensions.md lists the messages).
 enum NotificationCenterJSON {
     /// A listed notification: `{"app", "appName", "id", "title", "subtitle", "body", "date", "image", "actions",
-    /// "expandable"}`. With the app's previews off (`showPreviewsSetting` `.never`) the page is sent what iOS shows then:
+    /// "expandable", "level", "quiet", "silencedBy"}` (the level it was delivered at, a provisional delivery, the Focus
+    /// that silenced it). With the app's previews off (`showPreviewsSetting` `.never`) the page is sent what iOS shows then:
     /// the app and the category's placeholder ("Notification" without one), never the content.
     static func notification(_ presentation: Presentation, files: ServedFiles) -> JSONValue {
         let card = presentation.card
@@ -25,6 +26,9 @@ enum NotificationCenterJSON {
             "actions": .array(presentation.actions.map(action)),
             "reportsDismissal": .bool(presentation.reportsDismissal),
             "expandable": .bool(presentation.hasContentExtension && !hidden),
+            "level": .string(card.style.interruptionLevel.name),
+            "quiet": .bool(card.style.isQuiet),
+            "silencedBy": text(card.style.silencedBy),
         ])
     }
 
@@ -42,6 +46,8 @@ enum NotificationCenterJSON {
             .object(["type": .string("activity"), "activity": Self.activity(activity, files: files)])
         case .activityGone(let id):
             .object(["type": .string("activityGone"), "id": .string(id)])
+        case .focus(let status):
+            .object(["type": .string("focus"), "focus": status.map(focus) ?? .null])
         case .presented(let presentation):
             .object(["type": .string("presented"), "notification": notification(presentation, files: files)])
         case .withdrawn(let ids):
@@ -50,6 +56,20 @@ enum NotificationCenterJSON {
                 "notifications": .array(ids.map { .object(["app": .string($0.bundleID), "id": .string($0.identifier)]) }),
             ])
         }
+    }
+
+    /// A Focus that is on: `{"name", "reason": "manual"|"schedule"|"desktop", "until": ms since 1970 or null}`.
+    static func focus(_ status: Focus.Status) -> JSONValue {
+        var until: JSONValue = .null
+        let reason: String
+        switch status.reason {
+        case .manual(let end):
+            reason = "manual"
+            until = end.map { .number(($0.timeIntervalSince1970 * 1000).rounded()) } ?? .null
+        case .schedule: reason = "schedule"
+        case .desktop: reason = "desktop"
+        }
+        return .object(["name": .string(status.name), "reason": .string(reason), "until": until])
     }
 
     /// `{"type": "activities", "activities": […]}`: the Live Activities section when a page connects.

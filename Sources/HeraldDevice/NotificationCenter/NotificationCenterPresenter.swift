@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+package import UserNotifications
 
 /// The notifications the daemon's notification center page lists, newest first, and what people do on the page.
 ///
@@ -14,12 +15,15 @@ package final class NotificationCenterPresenter: Presenter {
         /// A Live Activity started or changed (it keeps its place in the section).
         case activity(ActivityPresentation)
         case activityGone(id: String)
+        /// The Focus went on, changed or went off (nil).
+        case focus(Focus.Status?)
     }
 
     private struct State {
         var presentations: [Presentation] = []
         /// The Live Activities section, oldest first.
         var activities: [ActivityPresentation] = []
+        var focus: Focus.Status?
         var followers: [UUID: AsyncStream<Change>.Continuation] = [:]
     }
 
@@ -42,16 +46,26 @@ package final class NotificationCenterPresenter: Presenter {
     /// The Live Activities shown now, oldest first.
     package var activities: [ActivityPresentation] { state.withLock { $0.activities } }
 
-    /// The list and the Live Activities now, and their changes from then on, until the stream is dropped.
-    package func follow() -> (list: [Presentation], activities: [ActivityPresentation], changes: AsyncStream<Change>) {
+    /// The list, the Live Activities and the Focus now, and their changes from then on, until the stream is dropped.
+    package func follow() -> (
+        list: [Presentation], activities: [ActivityPresentation], focus: Focus.Status?, changes: AsyncStream<Change>
+    ) {
         let (changes, continuation) = AsyncStream.makeStream(of: Change.self)
         let key = UUID()
         continuation.onTermination = { [weak self] _ in self?.state.withLock { _ = $0.followers.removeValue(forKey: key) } }
-        let (list, activities) = state.withLock { state in
+        let (list, activities, focus) = state.withLock { state in
             state.followers[key] = continuation
-            return (state.presentations, state.activities)
+            return (state.presentations, state.activities, state.focus)
         }
-        return (list, activities, changes)
+        return (list, activities, focus, changes)
+    }
+
+    package func focusChanged(_ status: Focus.Status?) async {
+        let followers = state.withLock { state in
+            state.focus = status
+            return Array(state.followers.values)
+        }
+        for follower in followers { follower.yield(.focus(status)) }
     }
 
     package func showActivity(_ activity: ActivityPresentation) async {

@@ -26,11 +26,14 @@ package protocol Presenter: Sendable {
     func showActivity(_ activity: ActivityPresentation) async
     /// Takes a Live Activity off the surface (it was dismissed).
     func removeActivity(id: String) async
+    /// The Focus went on (or changed) or off (nil).
+    func focusChanged(_ status: Focus.Status?) async
 }
 
 extension Presenter {
     package func showActivity(_ activity: ActivityPresentation) async {}
     package func removeActivity(id: String) async {}
+    package func focusChanged(_ status: Focus.Status?) async {}
     package func withdraw(_ ids: [Presentation.ID]) async {}
     package func setBadge(_ count: Int, of app: Presentation.App) async {}
     package func run(reporting events: @escaping @Sendable (PresenterEvent) async -> Void) async throws {}

@@ -16,6 +16,7 @@ package final class PresenterGroup: NotificationPresenter {
         case badge(Int, bundleID: String)
         case activity(ActivityPresentation)
         case activityGone(id: String)
+        case focus(Focus.Status?)
     }
 
     private let presenters: [any Presenter]
@@ -65,6 +66,11 @@ package final class PresenterGroup: NotificationPresenter {
         queue.yield(.activityGone(id: id))
     }
 
+    /// Tells every presenter the Focus went on, changed or went off (nil).
+    package func focusChanged(_ status: Focus.Status?) {
+        queue.yield(.focus(status))
+    }
+
     /// Gives the queued changes to the presenters and runs their event loops, until cancelled. `respond` gets
     /// what the person did, in the order it happened on each presenter.
     package func run(responding respond: @escaping @Sendable (PresenterEvent) async -> Void) async {
@@ -93,6 +99,8 @@ package final class PresenterGroup: NotificationPresenter {
             await everyPresenter { await $0.showActivity(activity) }
         case .activityGone(let id):
             await everyPresenter { await $0.removeActivity(id: id) }
+        case .focus(let status):
+            await everyPresenter { await $0.focusChanged(status) }
         }
     }
 

@@ -30,7 +30,8 @@ extension CenterRuntime {
                 LocalEngine(
                     store: store, calendar: .current, prompt: TerminalAuthorizationPrompt(environment: environment),
                     presenter: TerminalPresenter(environment: environment),
-                    attachments: { AttachmentStore(directory: attachmentRoot.appendingPathComponent($0), bundleDirectory: bundleDirectory) }
+                    attachments: { AttachmentStore(directory: attachmentRoot.appendingPathComponent($0), bundleDirectory: bundleDirectory) },
+                    entitlements: { _ in AppEntitlements(bundleDirectory: bundleDirectory) }
                 ))
         } catch {
             let message = "cannot open the notification store \(identity.storePath): \(error)"

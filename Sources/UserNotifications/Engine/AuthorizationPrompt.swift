@@ -74,11 +74,16 @@ package struct TerminalAuthorizationPrompt: AuthorizationPrompt {
 
 extension SettingsRecord {
     /// Settings after the user answered: what was asked for is enabled when allowed, everything disabled when denied.
-    package static func answered(_ allowed: Bool, options: UNAuthorizationOptions) -> SettingsRecord {
+    /// The entitlements decide what asking cannot: time-sensitive delivery, critical alerts (asked for and entitled),
+    /// direct messages.
+    package static func answered(_ allowed: Bool, options: UNAuthorizationOptions, entitlements: AppEntitlements = []) -> SettingsRecord {
         var settings = SettingsRecord()
         settings.authorizationStatus = allowed ? (options.contains(.provisional) ? .provisional : .authorized) : .denied
         let enabled = { (option: UNAuthorizationOptions) -> UNNotificationSetting in
             allowed && options.contains(option) ? .enabled : .disabled
+        }
+        let entitled = { (entitlement: AppEntitlements) -> UNNotificationSetting in
+            entitlements.contains(entitlement) ? (allowed ? .enabled : .disabled) : .notSupported
         }
         settings.alertSetting = enabled(.alert)
         settings.soundSetting = enabled(.sound)
@@ -86,7 +91,11 @@ extension SettingsRecord {
         settings.notificationCenterSetting = allowed ? .enabled : .disabled
         settings.lockScreenSetting = allowed && options.contains(.alert) ? .enabled : .disabled
         settings.carPlaySetting = options.contains(.carPlay) ? enabled(.carPlay) : .notSupported
-        settings.criticalAlertSetting = options.contains(.criticalAlert) ? enabled(.criticalAlert) : .notSupported
+        settings.criticalAlertSetting =
+            options.contains(.criticalAlert) && entitlements.contains(.criticalAlerts) ? enabled(.criticalAlert) : .notSupported
+        settings.timeSensitiveSetting = entitled(.timeSensitive)
+        settings.directMessagesSetting = entitled(.communication)
+        settings.scheduledDeliverySetting = .disabled
         settings.alertStyle = allowed && options.contains(.alert) ? .banner : .none
         settings.providesAppNotificationSettings = options.contains(.providesAppNotificationSettings)
         return settings

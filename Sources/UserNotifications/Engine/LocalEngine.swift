@@ -36,6 +36,9 @@ package actor LocalEngine {
     private let prompt: any AuthorizationPrompt
     private let presenter: any NotificationPresenter
     private let attachments: @Sendable (String) -> AttachmentStore
+    private let entitlements: @Sendable (String) -> AppEntitlements
+    /// The desktop's notification server holds its own do-not-disturb (a Focus that follows it is on).
+    private var desktopDoNotDisturb = false
 
     /// The store's own queue: the engine's synchronous SQLite calls never block Swift's cooperative threads.
     package nonisolated var unownedExecutor: UnownedSerialExecutor {
@@ -47,13 +50,15 @@ package actor LocalEngine {
         calendar: Calendar,
         prompt: any AuthorizationPrompt,
         presenter: any NotificationPresenter,
-        attachments: @escaping @Sendable (String) -> AttachmentStore
+        attachments: @escaping @Sendable (String) -> AttachmentStore,
+        entitlements: @escaping @Sendable (String) -> AppEntitlements = { _ in [] }
     ) {
         self.store = store
         self.calendar = calendar
         self.prompt = prompt
         self.presenter = presenter
         self.attachments = attachments
+        self.entitlements = entitlements
     }
 
     // MARK: Authorization
@@ -79,8 +84,27 @@ package actor LocalEngine {
         // Another request may have been answered while this one waited for the person.
         let settled = try settings(of: bundleID)
         guard settled.authorizationStatus == .notDetermined else { return settled.allowsDelivery }
-        try storing { try store.setSettings(.answered(allowed, options: options), of: bundleID) }
+        let answered = SettingsRecord.answered(allowed, options: options, entitlements: entitlements(bundleID))
+        try storing { try store.setSettings(answered, of: bundleID) }
         return allowed
+    }
+
+    // MARK: Focus
+
+    /// The desktop's do-not-disturb went on or off (a Focus that follows the desktop follows it).
+    package func setDesktopDoNotDisturb(_ on: Bool) {
+        desktopDoNotDisturb = on
+    }
+
+    /// The Focus, when it is on at `now`.
+    package func activeFocus(at now: Date) throws(UNError) -> Focus? {
+        let focus = try storing { try store.focus() }
+        return focus.reason(at: now, calendar: calendar, desktopDoNotDisturb: desktopDoNotDisturb) == nil ? nil : focus
+    }
+
+    /// Whether the Focus is on at `now`, and why.
+    package func focusStatus(at now: Date) throws(UNError) -> Focus.Status? {
+        try storing { try store.focus() }.status(at: now, calendar: calendar, desktopDoNotDisturb: desktopDoNotDisturb)
     }
 
     /// What the Settings app does: `herald device settings`.
@@ -242,7 +266,13 @@ package actor LocalEngine {
     /// fire again), and the delivered list follows within milliseconds. A remote one's card waits for the commit
     /// that closes its inbox entry, so a crash in between cannot show it twice.
     package func complete(_ batch: [(Fired, UNNotificationPresentationOptions)]) throws(UNError) {
+        try complete(batch, at: Date())
+    }
+
+    /// Completes `batch` as at `now` (which decides whether the Focus is on).
+    package func complete(_ batch: [(Fired, UNNotificationPresentationOptions)], at now: Date) throws(UNError) {
         let settingsOfApp = try storing { try store.settings(of: Set(batch.map(\.0.bundleID))) }
+        let focus = try activeFocus(at: now)
         var completions: [NotificationStore.Completion] = []
         var remoteCards: [NotificationCard] = []
         for (fired, options) in batch {
@@ -266,7 +296,8 @@ package actor LocalEngine {
             completions.append(completion)
             if !options.isDisjoint(with: [.banner, .alert]) && settings.alertSetting != .disabled {
                 var card = NotificationCard(fired.notification, bundleID: fired.bundleID, apnsID: fired.apnsID)
-                card.style = NotificationCard.Style(content: request.content, settings: settings, options: options)
+                card.style = NotificationCard.Style(
+                    content: request.content, bundleID: fired.bundleID, settings: settings, options: options, focus: focus)
                 if fired.apnsID == nil { presenter.present(card) } else { remoteCards.append(card) }
             }
         }

@@ -76,6 +76,10 @@ package final class NotificationStore: Sendable {
                         PRIMARY KEY (bundle_id, identifier));
                     """)
         }
+        migrator.registerMigration("v2") { db in
+            // The machine's own state, one JSON value per key: "focus".
+            try db.execute(sql: "CREATE TABLE device_state (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)")
+        }
         owner?.migrations(&migrator)
         try migrator.migrate(database)
         return database
@@ -178,6 +182,24 @@ package final class NotificationStore: Sendable {
                 let text: String? = row["settings"]
                 return (row["bundle_id"], try text.map { try Self.decode(SettingsRecord.self, $0) })
             }
+        }
+    }
+
+    // MARK: The machine's state
+
+    /// The Focus, as last set (off when never set).
+    package func focus() throws -> Focus {
+        try database.read { db in
+            try String.fetchOne(db, sql: "SELECT value FROM device_state WHERE key = 'focus'").map { try Self.decode(Focus.self, $0) }
+        } ?? Focus()
+    }
+
+    package func setFocus(_ focus: Focus) throws {
+        let text = try Self.encode(focus)
+        try database.write { db in
+            try db.execute(
+                sql: "INSERT INTO device_state (key, value) VALUES ('focus', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                arguments: [text])
         }
     }
 

@@ -1,8 +1,9 @@
 extension NotificationCard {
-    /// How a notification may draw attention, once the app's settings and its `willPresent` options are applied;
-    /// the engine sets it, surfaces that can make a sound or hold a bubble on screen follow it.
+    /// How a notification may draw attention, once the app's settings, its `willPresent` options and the Focus are
+    /// applied (iOS 15's rules); the engine sets it, surfaces that can make a sound or hold a bubble on screen follow it.
     package struct Style: Sendable, Hashable {
-        /// The content's level; `.critical` only when critical alerts are authorized (else `.timeSensitive`).
+        /// The level it is delivered at: `.critical` only with critical alerts authorized (else time-sensitive), and
+        /// `.timeSensitive` only when the app's Time Sensitive setting is on (else active).
         package var interruptionLevel: UNNotificationInterruptionLevel = .active
         /// The content has a sound, and the presentation options and the app's sound setting let it play.
         package var playsSound = false
@@ -12,18 +13,47 @@ extension NotificationCard {
         package var isQuiet = false
         /// Previews are off (`showPreviewsSetting` `.never`): the category's placeholder stands for the content.
         package var hidesPreview = false
+        /// The Focus that silenced it: listed, without a banner or a sound. Nil when it may alert.
+        package var silencedBy: String?
 
         package init() {}
 
-        package init(content: ContentRecord, settings: SettingsRecord, options: UNNotificationPresentationOptions) {
-            let level = UNNotificationInterruptionLevel(rawValue: content.interruptionLevel) ?? .active
-            interruptionLevel = level == .critical && settings.criticalAlertSetting != .enabled ? .timeSensitive : level
+        /// - Parameter focus: the Focus that is on, if one is.
+        package init(
+            content: ContentRecord, bundleID: String, settings: SettingsRecord, options: UNNotificationPresentationOptions,
+            focus: Focus? = nil
+        ) {
+            interruptionLevel = Self.level(content, settings: settings)
             isQuiet = settings.authorizationStatus == .provisional
-            playsSound =
-                content.sound != nil && options.contains(.sound) && settings.soundSetting == .enabled && !isQuiet
-                && interruptionLevel != .passive
-            soundName = content.sound?.name
             hidesPreview = settings.showPreviewsSetting == .never
+            if let focus, !isQuiet, !Self.breaksThrough(focus, level: interruptionLevel, content: content, bundleID: bundleID) {
+                silencedBy = focus.name
+            }
+            // A critical alert plays past the app's sound setting (the person granted critical alerts for that).
+            let soundAllowed = interruptionLevel == .critical || settings.soundSetting == .enabled
+            playsSound =
+                content.sound != nil && options.contains(.sound) && soundAllowed && !isQuiet && interruptionLevel != .passive
+                && silencedBy == nil
+            soundName = content.sound?.name
+        }
+
+        private static func level(_ content: ContentRecord, settings: SettingsRecord) -> UNNotificationInterruptionLevel {
+            var level = UNNotificationInterruptionLevel(rawValue: content.interruptionLevel) ?? .active
+            if level == .critical, settings.criticalAlertSetting != .enabled { level = .timeSensitive }
+            if level == .timeSensitive, settings.timeSensitiveSetting != .enabled { level = .active }
+            return level
+        }
+
+        /// Whether a notification alerts while `focus` is on: critical ones always, time-sensitive ones when the Focus
+        /// allows them; then the app's Focus filter, when it has one, decides alone; else whether the Focus allows the app.
+        private static func breaksThrough(
+            _ focus: Focus, level: UNNotificationInterruptionLevel, content: ContentRecord, bundleID: String
+        ) -> Bool {
+            if level == .critical { return true }
+            if level == .passive { return false }
+            if level == .timeSensitive, focus.allowsTimeSensitive { return true }
+            if let filter = focus.filters[bundleID] { return content.filterCriteria.map(filter.contains) ?? false }
+            return focus.allowedApps.contains(bundleID)
         }
     }
 }

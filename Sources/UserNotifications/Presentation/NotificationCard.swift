@@ -24,8 +24,14 @@ package struct NotificationCard: Sendable, Hashable {
     package var note: String?
     /// The files attached (in the attachment store).
     package var attachments: [Attachment] = []
-    /// How it may draw attention: interruption level, sound, quiet delivery, hidden previews.
+    /// How it may draw attention: interruption level, sound, quiet delivery, hidden previews, Focus.
     package var style = Style()
+    /// The content's `relevanceScore` (0…1): which notification leads its group and the summary.
+    package var relevanceScore: Double = 0
+    /// The content's `filterCriteria`, matched against the Focus's filter for the app.
+    package var filterCriteria: String?
+    /// The content's `targetContentIdentifier`: which of the app's windows it belongs to.
+    package var targetContentIdentifier: String?
 
     package struct Attachment: Sendable, Hashable {
         package var identifier: String
@@ -69,10 +75,15 @@ package struct NotificationCard: Sendable, Hashable {
             "userInfo": userInfo,
         ]
         if let apnsID { fields["apnsID"] = .string(apnsID) }
-        // How it may interrupt, when not as usual: its level, a quiet (provisional) delivery, previews turned off.
+        // How it may interrupt, when not as usual: its level, a quiet (provisional) delivery, previews turned off, the
+        // Focus that silenced it.
         if style.interruptionLevel != .active { fields["interruptionLevel"] = .string(style.interruptionLevel.name) }
         if style.isQuiet { fields["quiet"] = .bool(true) }
         if style.hidesPreview { fields["previewHidden"] = .bool(true) }
+        if let focus = style.silencedBy { fields["silencedBy"] = .string(focus) }
+        if relevanceScore != 0 { fields["relevanceScore"] = .number(relevanceScore) }
+        if let filterCriteria { fields["filterCriteria"] = .string(filterCriteria) }
+        if let targetContentIdentifier { fields["targetContentIdentifier"] = .string(targetContentIdentifier) }
         if !attachments.isEmpty {
             fields["attachments"] = .array(attachments.map { .object(["identifier": .string($0.identifier), "path": .string($0.path)]) })
         }
@@ -99,6 +110,7 @@ package struct NotificationCard: Sendable, Hashable {
         case .active: break
         }
         if style.isQuiet { heading += " · delivered quietly" }
+        if let focus = style.silencedBy { heading += " · silenced by \(focus)" }
         var lines = [heading]
         if style.hidesPreview {
             lines.append("│ Notification")
@@ -132,6 +144,9 @@ extension NotificationCard {
             userInfo: .object(content.userInfo.mapValues(\.jsonValue)), date: notification.date
         )
         attachments = content.attachments.map { Attachment(identifier: $0.identifier, path: $0.url.path) }
+        relevanceScore = content.relevanceScore
+        filterCriteria = content.filterCriteria.flatMap(nonEmpty)
+        targetContentIdentifier = content.targetContentIdentifier.flatMap(nonEmpty)
     }
 }
 

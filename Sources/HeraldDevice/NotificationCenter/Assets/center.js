@@ -68,6 +68,7 @@ function receive(message) {
     case "activities": showActivities(message.activities); break;
     case "activity": activityChanged(message.activity); break;
     case "activityGone": activityGone(message.id); break;
+    case "focus": showFocus(message.focus); break;
     case "withdrawn": withdrawn(message.notifications); break;
     case "expanded": expanded = message; showExpanded(); break;
     case "view":
@@ -82,6 +83,19 @@ function receive(message) {
     case "collapsed": closeSheet(); break;
     case "error": setState(message.message, true); break;
   }
+}
+
+// ---- the Focus ----
+
+/// The Focus, when it is on: its name and why, at the top of the page, as iOS shows it on the lock screen.
+function showFocus(focus) {
+  const chip = field("focus");
+  chip.hidden = !focus;
+  if (!focus) return;
+  const why = focus.reason === "schedule" ? "scheduled"
+    : focus.reason === "desktop" ? "the desktop's do-not-disturb"
+    : focus.until ? `until ${timeOf(focus.until)}` : "on";
+  chip.textContent = `☾ ${focus.name} · ${why}`;
 }
 
 // ---- the list ----
@@ -149,6 +163,7 @@ function card(n) {
     n.title ? el("div", { class: "title", text: n.title }) : undefined,
     n.subtitle ? el("div", { class: "subtitle", text: n.subtitle }) : undefined,
     n.body ? el("div", { class: "body", text: n.body }) : undefined,
+    tag(n),
     n.image ? el("img", { class: "thumb", src: n.image, alt: "" }) : undefined,
     n.expandable || n.actions.length ? el("div", { class: "more", text: n.expandable ? "Click to expand" : "Click for actions" }) : undefined);
   const dismiss = el("button", { type: "button", class: "close", "aria-label": "Dismiss", text: "×",
@@ -159,6 +174,16 @@ function card(n) {
   item.addEventListener("click", open);
   item.addEventListener("keydown", (event) => { if (event.key === "Enter" && event.target === item) open(); });
   return item;
+}
+
+/// How it was delivered, when not as usual: "Time Sensitive", "Critical", "Silenced by Work", "Delivered Quietly".
+function tag(n) {
+  const words = [];
+  if (n.level === "timeSensitive") words.push("Time Sensitive");
+  if (n.level === "critical") words.push("Critical");
+  if (n.silencedBy) words.push(`Silenced by ${n.silencedBy}`);
+  if (n.quiet) words.push("Delivered Quietly");
+  return words.length ? el("div", { class: `tag ${n.level}`, text: words.join(" · ") }) : undefined;
 }
 
 function respond(notification, action, text) {

@@ -90,6 +90,8 @@ package actor DesktopPresenter: Presenter {
     // MARK: Presenter
 
     package func present(_ presentation: Presentation) async {
+        // Silenced by the Focus: no bubble (it is in the notification list); one it replaces goes.
+        guard presentation.card.style.silencedBy == nil else { return await withdraw([presentation.id]) }
         guard let link = await currentLink() else {
             await fallback?.present(presentation)
             return

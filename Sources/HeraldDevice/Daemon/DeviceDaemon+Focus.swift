@@ -1,0 +1,25 @@
+import Foundation
+import UserNotifications
+
+extension DeviceDaemon {
+    /// Follows the Focus: `herald device focus` writes it to the store, its schedules and "until" turn it on and off,
+    /// the desktop's do-not-disturb may hold it. Read each second; every change goes to the presenters (the page shows
+    /// it) and to whoever runs the daemon. The engine reads it itself for each delivery, so none waits for this.
+    func runFocusWatch(every interval: Duration = .seconds(1)) async {
+        var last: Focus.Status?
+        var first = true
+        while !Task.isCancelled {
+            do throws(UNError) {
+                let status = try await engine.focusStatus(at: Date())
+                if first || status != last {
+                    if !first || status != nil { report(.focus(status)) }
+                    presentation.focusChanged(status)
+                    (last, first) = (status, false)
+                }
+            } catch {
+                // The store is busy or unreadable for a moment: the next second reads it again.
+            }
+            try? await Task.sleep(for: interval)
+        }
+    }
+}
