@@ -69,6 +69,11 @@ final class HeraldProcess: Sendable {
         await wait(until: { $0.output.contains(text) }, timeout: timeout)
     }
 
+    /// Waits until `condition` holds of the process, its output read afresh each time.
+    func waitForOutput(timeout: Duration = .seconds(20), until condition: (HeraldProcess) -> Bool) async -> Bool {
+        await wait(until: condition, timeout: timeout)
+    }
+
     /// Like ``waitForOutput(containing:timeout:)``, for standard error (where logs go).
     func waitForErrorOutput(containing text: String, timeout: Duration = .seconds(20)) async -> Bool {
         await wait(until: { $0.errorOutput.contains(text) }, timeout: timeout)

@@ -23,7 +23,7 @@ import UserNotifications
 
         let database = try DatabaseQueue(path: path)
         try await database.read { db in
-            #expect(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier") == ["v1", "v2-daemon"])
+            #expect(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier") == ["v1", "v2", "v2-daemon"])
             #expect(try Int.fetchOne(db, sql: "SELECT badge FROM app WHERE bundle_id = 'com.example.app'") == 3)
             #expect(try String.fetchAll(db, sql: "SELECT identifier FROM delivered") == ["kept"])
             let inbox = try String.fetchAll(db, sql: "SELECT apns_id FROM inbox ORDER BY apns_id")
