@@ -10,8 +10,10 @@ cd "$(dirname "$0")/.."
 # reference HTTP/2 server the provider client is tested against (NghttpdInteropTests).
 # python3-venv makes the environments the third-party APNs clients from PyPI are installed in (Tests/Clients);
 # firefox-esr is the browser whose Push API is tested through Herald's Web Push port (Tests/Browser/firefox_push_test.py).
+# libglib2.0-bin's gsettings with gsettings-desktop-schemas is GNOME's do-not-disturb switch, which a Focus follows
+# (DesktopDaemonTests, on a keyfile backend).
 packages=(libsqlite3-dev zlib1g-dev dbus-daemon chromium chromium-driver python3-selenium curl postgresql nodejs nghttp2-server
-  python3-venv firefox-esr)
+  python3-venv firefox-esr libglib2.0-bin gsettings-desktop-schemas)
 missing=()
 for package in "${packages[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")

@@ -50,6 +50,7 @@ package final class ScriptedNotificationServer: Sendable {
         var clickingBeforeAnswering: String?
         var nextID: UInt32 = 1
         var events: [Event] = []
+        var doNotDisturb = false
     }
 
     package let connection: DBusConnection
@@ -59,10 +60,15 @@ package final class ScriptedNotificationServer: Sendable {
         self.connection = connection
     }
 
-    /// Connects to `address`, exports the server and takes its name.
-    package static func start(on address: String, capabilities: [String] = everyCapability) async throws -> ScriptedNotificationServer {
+    /// Connects to `address`, exports the server and takes its name. `serverName` is what `GetServerInformation` says
+    /// ("dunst" also answers dunst's `paused` property).
+    package static func start(
+        on address: String, capabilities: [String] = everyCapability, serverName: String = "herald-scripted"
+    ) async throws -> ScriptedNotificationServer {
         let server = ScriptedNotificationServer(connection: try await DBusConnection.connect(address: address))
-        try await server.connection.export(path: path) { [server] call in server.answer(call, capabilities: capabilities) }
+        try await server.connection.export(path: path) { [server] call in
+            server.answer(call, capabilities: capabilities, serverName: serverName)
+        }
         let launcher = try await server.connection.signals(DBusMatch(interface: "com.canonical.Unity.LauncherEntry", member: "Update"))
         Task {
             for await signal in launcher {
@@ -83,6 +89,12 @@ package final class ScriptedNotificationServer: Sendable {
     /// bus might; nil stops it.
     package func clickBeforeAnswering(_ key: String?) {
         state.update { $0.clickingBeforeAnswering = key }
+    }
+
+    /// Turns the server's own do-not-disturb on or off: KDE's `Inhibited` (with the `inhibitions` capability), dunst's
+    /// `paused`.
+    package func setDoNotDisturb(_ on: Bool) {
+        state.update { $0.doNotDisturb = on }
     }
 
     package func stop() {
@@ -150,13 +162,22 @@ package final class ScriptedNotificationServer: Sendable {
 
     // MARK: The server's side
 
-    private func answer(_ call: DBusMethodCall, capabilities: [String]) -> DBusReply {
+    private func answer(_ call: DBusMethodCall, capabilities: [String], serverName: String) -> DBusReply {
+        if call.interface == "org.freedesktop.DBus.Properties", call.member == "Get", call.body.count == 2 {
+            switch (call.body[0].string, call.body[1].string) {
+            case (Self.name, "Inhibited") where capabilities.contains("inhibitions"),
+                ("org.dunstproject.cmd0", "paused") where serverName == "dunst":
+                return .values([.variant(.boolean(state.value.doNotDisturb))])
+            default:
+                return .error(name: "org.freedesktop.DBus.Error.UnknownProperty", message: "no such property")
+            }
+        }
         guard call.interface == Self.name else { return .unknownMethod(call) }
         switch call.member {
         case "GetCapabilities":
             return .values([.strings(capabilities)])
         case "GetServerInformation":
-            return .values([.string("herald-scripted"), .string("Herald"), .string("1.0"), .string("1.2")])
+            return .values([.string(serverName), .string("Herald"), .string("1.0"), .string("1.2")])
         case "Notify":
             if state.value.refusing {
                 return .error(name: "org.freedesktop.DBus.Error.InvalidArgs", message: "refused by the script")

@@ -3,12 +3,15 @@ import UserNotifications
 
 extension DeviceDaemon {
     /// Follows the Focus: `herald device focus` writes it to the store, its schedules and "until" turn it on and off,
-    /// the desktop's do-not-disturb may hold it. Read each second; every change goes to the presenters (the page shows
+    /// the desktop's do-not-disturb may hold it (asked of the notification server each time). Read each second; every change goes to the presenters (the page shows
     /// it) and to whoever runs the daemon. The engine reads it itself for each delivery, so none waits for this.
     func runFocusWatch(every interval: Duration = .seconds(1)) async {
         var last: Focus.Status?
         var first = true
         while !Task.isCancelled {
+            if let desktop, let doNotDisturb = await desktop.doNotDisturb() {
+                await engine.setDesktopDoNotDisturb(doNotDisturb)
+            }
             do throws(UNError) {
                 let status = try await engine.focusStatus(at: Date())
                 if first || status != last {

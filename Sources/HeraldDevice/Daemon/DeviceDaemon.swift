@@ -99,6 +99,8 @@ package final class DeviceDaemon: Sendable {
     let presentation: PresenterGroup
     /// The notification center page's list, when it is served.
     private let center: NotificationCenterPresenter?
+    /// The desktop's notification server, whose own do-not-disturb a Focus may follow.
+    let desktop: DesktopPresenter?
 
     /// Apps' `registerForRemoteNotifications()` calls waiting for the gateway.
     let registrations = RegistrationWaiters()
@@ -124,6 +126,7 @@ package final class DeviceDaemon: Sendable {
         report: @escaping @Sendable (DeviceDaemonEvent) -> Void
     ) throws {
         self.configuration = configuration
+        desktop = presenters.lazy.compactMap { $0 as? DesktopPresenter }.first
         let dataDirectory = configuration.dataDirectory
         store = try NotificationStore(path: dataDirectory.appendingPathComponent("notifications.sqlite").path, owner: .daemonQueues)
         apps = InstalledApps(dataDirectory: dataDirectory)

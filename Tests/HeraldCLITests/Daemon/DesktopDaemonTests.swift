@@ -142,6 +142,53 @@ import Testing
         try await fixture.stop()
     }
 
+    /// The desktop's own do-not-disturb — KDE's `Inhibited`, dunst's `paused`, GNOME's `show-banners` off (a real
+    /// `gsettings` on a keyfile backend) — turns on a Focus that follows it: silenced notifications get no bubble, an
+    /// allowed app's do; off again, bubbles come back.
+    @Test(arguments: ["kde", "dunst", "gnome"])
+    func theDesktopsDoNotDisturbHoldsTheFocus(server kind: String) async throws {
+        let bus = try await TestSessionBus()
+        let settingsHome = CommandRunTests.temporaryDirectory()
+        let gnome = ["GSETTINGS_BACKEND": "keyfile", "XDG_CONFIG_HOME": settingsHome]
+        let server = try await ScriptedNotificationServer.start(
+            on: bus.address, capabilities: ScriptedNotificationServer.everyCapability + (kind == "kde" ? ["inhibitions"] : []),
+            serverName: ["kde": "Plasma", "dunst": "dunst", "gnome": "gnome-shell"][kind] ?? kind)
+        let fixture = try await DaemonFixture.start(
+            extraArguments: ["--presenter", "desktop"], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address].merging(gnome) { a, _ in a })
+        _ = try await CommandRunTests.run(["device", "settings", "--app", DaemonFixture.app, "--allow", "--data-dir", fixture.data])
+        let doNotDisturb = { (on: Bool) in
+            if kind == "gnome" {
+                let set = try HeraldProcess.start(
+                    ["set", "org.gnome.desktop.notifications", "show-banners", on ? "false" : "true"],
+                    executable: URL(fileURLWithPath: "/usr/bin/gsettings"), environment: gnome)
+                #expect(await set.exitStatus() == 0)
+            } else {
+                server.setDoNotDisturb(on)
+            }
+        }
+        let focusLines = { fixture.daemon.output.split(separator: "\n").filter { $0.contains(#""event":"focus""#) } }
+
+        #expect(try await fixture.push(#"{"aps":{"alert":"one"}}"#).status == 200)
+        #expect(try await server.waitForNotification().body == "one")
+        try await doNotDisturb(true)
+        #expect(
+            await fixture.daemon.waitForOutput { _ in focusLines().last?.contains(#""reason":"desktop""#) == true },
+            "\(fixture.daemon.output)\(fixture.daemon.errorOutput)")
+        #expect(try await fixture.push(#"{"aps":{"alert":"two"}}"#).status == 200)
+        let allowed = try await CommandRunTests.run(["device", "focus", "--allow", DaemonFixture.app, "--data-dir", fixture.data])
+        #expect(allowed.output.contains("Do Not Disturb: on (the desktop") == false, "the command line cannot see the desktop")
+        #expect(try await fixture.push(#"{"aps":{"alert":"three"}}"#).status == 200)
+        #expect(try await server.waitForNotification(2).body == "three", "two was silenced: \(server.notifications.map(\.body))")
+        _ = try await CommandRunTests.run(["device", "focus", "--disallow", DaemonFixture.app, "--data-dir", fixture.data])
+
+        try await doNotDisturb(false)
+        #expect(await fixture.daemon.waitForOutput { _ in focusLines().last?.contains(#""on":false"#) == true }, "\(fixture.daemon.output)")
+        #expect(try await fixture.push(#"{"aps":{"alert":"four"}}"#).status == 200)
+        #expect(try await server.waitForNotification(3).body == "four")
+        #expect(server.notifications.map(\.body) == ["one", "three", "four"])
+        try await fixture.stop()
+    }
+
     @Test func aCollapseIDReplacesTheBubbleAndTheBadgeReachesTheLauncher() async throws {
         let bus = try await TestSessionBus()
         let server = try await ScriptedNotificationServer.start(on: bus.address)

@@ -35,6 +35,8 @@ package actor DesktopPresenter: Presenter {
         var capabilities: Set<String>
         /// The server's unique bus name: the only sender whose signals count.
         var server: String
+        /// What `GetServerInformation` calls it: "dunst", "gnome-shell", "Plasma", …
+        var serverName: String
         var signals: AsyncStream<DBusSignal>
     }
 
@@ -268,7 +270,7 @@ package actor DesktopPresenter: Presenter {
     // MARK: Connecting
 
     /// The live link, connecting when there is none (at most once per `retryDelay` after a failure).
-    private func currentLink() async -> Link? {
+    func currentLink() async -> Link? {
         if let link { return link }
         if let connecting { return await connecting.value }
         if let lastFailure, ContinuousClock.now - lastFailure < retryDelay { return nil }
@@ -300,11 +302,11 @@ package actor DesktopPresenter: Presenter {
             let capabilities = try await connection.call(destination: Self.name, path: Self.path, interface: Self.name, member: "GetCapabilities")
             let information = try? await connection.call(
                 destination: Self.name, path: Self.path, interface: Self.name, member: "GetServerInformation")
+            let serverName = information?.first?.string ?? "a notification server"
             let link = Link(
                 connection: connection, capabilities: Set(capabilities.first?.elements?.compactMap(\.string) ?? []),
-                server: owner.first?.string ?? "", signals: Self.merge(notifications, owners))
+                server: owner.first?.string ?? "", serverName: serverName, signals: Self.merge(notifications, owners))
             adopt(link)
-            let serverName = information?.first?.string ?? "a notification server"
             log("desktop notifications: \(serverName) on \(connection.address) (\(link.capabilities.sorted().joined(separator: ", ")))")
             return link
         } catch {
