@@ -15,7 +15,8 @@ struct Device: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Be a device: register apps with a gateway and receive their notifications.",
         subcommands: [
-            Run.self, Unregister.self, DeviceRespond.self, DeviceShow.self, DeviceSettings.self, DeviceFocus.self, DeviceLocation.self,
+            Run.self, Unregister.self, DeviceRespond.self, DeviceShow.self, DeviceSettings.self, DeviceFocus.self, DeviceSummary.self,
+            DeviceLocation.self,
         ],
         defaultSubcommand: Run.self
     )

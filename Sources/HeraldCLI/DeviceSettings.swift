@@ -142,6 +142,7 @@ struct DeviceSettings: AsyncParsableCommand {
                 "timeSensitive": .string(settings.timeSensitiveSetting.name),
                 "criticalAlerts": .string(settings.criticalAlertSetting.name),
                 "directMessages": .string(settings.directMessagesSetting.name),
+                "scheduledDelivery": .string(try store.summary().setting(of: app).name),
                 "liveActivities": .string(settings.liveActivities ? "on" : "off"),
                 "frequentUpdates": .string(settings.frequentUpdates ? "on" : "off"),
             ]
@@ -151,7 +152,7 @@ struct DeviceSettings: AsyncParsableCommand {
                 """
                 \(app): \(settings.authorizationStatus.name)
                   alerts \(settings.alertSetting.name) · sounds \(settings.soundSetting.name) · badges \(settings.badgeSetting.name) · badge \(try store.badge(of: app)) · previews \(Previews(settings.showPreviewsSetting).rawValue)
-                  time sensitive \(settings.timeSensitiveSetting.name) · critical alerts \(settings.criticalAlertSetting.name) · direct messages \(settings.directMessagesSetting.name)
+                  time sensitive \(settings.timeSensitiveSetting.name) · critical alerts \(settings.criticalAlertSetting.name) · direct messages \(settings.directMessagesSetting.name) · scheduled summary \(try store.summary().setting(of: app).name)
                   Live Activities \(settings.liveActivities ? "on" : "off") · frequent updates \(settings.frequentUpdates ? "on" : "off")
                 """)
         }

@@ -154,3 +154,60 @@ import Testing
         #expect(critical.status != 0 && critical.error.contains("critical-alerts entitlement"), "\(critical.error)")
     }
 }
+
+/// `herald device summary` with a running `herald device`: what waits, what does not, and the summary a script reads.
+@Suite struct DeviceSummaryProcessTests {
+    @Test func anAppsNotificationsWaitForTheSummaryAndArriveAsOne() async throws {
+        let gateway = try await TestGateway.start()
+        let data = CommandRunTests.temporaryDirectory()
+        let device = try HeraldProcess.start([
+            "device", "--gateway", "https://localhost:\(try await gateway.gateway.devicePort())", "--ca", gateway.caPath,
+            "--data-dir", data, "--topic", TestGateway.topic, "--json",
+        ])
+        defer { device.terminate() }
+        #expect(await device.waitForOutput(containing: #""registered""#), "\(device.errorOutput)")
+        let events = { (name: String) in
+            device.output.split(separator: "\n").compactMap { try? JSONValue.parse(Data($0.utf8)) }.filter { $0["event"]?.stringValue == name }
+        }
+        let token = try #require(events("registered").first?["deviceToken"]?.stringValue)
+        let app = TestGateway.topic
+        _ = try await CommandRunTests.run(["device", "settings", "--app", app, "--time-sensitive", "on", "--data-dir", data])
+        let on = try await CommandRunTests.run(["device", "summary", "on", "--add", app, "--time", "07:30", "--data-dir", data])
+        #expect(on.output.hasPrefix("Scheduled Summary: on · at 07:30") && on.output.contains("apps: \(app)"), "\(on.output)\(on.error)")
+        let settings = try await CommandRunTests.run(["device", "settings", "--app", app, "--data-dir", data, "--json"])
+        #expect(settings.output.contains(#""scheduledDelivery":"on""#), "\(settings.output)")
+
+        for (text, extra) in [("low", #","relevance-score":0.1"#), ("high", #","relevance-score":0.9"#), ("now", #","interruption-level":"time-sensitive""#)] {
+            let connection = try await gateway.connect()
+            let headers = APNsConnection.notificationHeaders(token: token, topic: app, jwt: gateway.defaultJWT)
+            let response = try await connection.send(headers: headers, body: Data(#"{"aps":{"alert":"\#(text)"\#(extra)}}"#.utf8))
+            await connection.close()
+            #expect(response.status == 200)
+        }
+        // The time-sensitive one comes at once; the others wait.
+        #expect(await device.waitForOutput { _ in !events("notification").isEmpty }, "\(device.output)")
+        let waiting = try await CommandRunTests.run(["device", "summary", "--json", "--data-dir", data])
+        #expect(try JSONValue.parse(Data(waiting.output.utf8))["waiting"] == .integer(2), "\(waiting.output)")
+        #expect(events("notification").map { $0["body"]?.stringValue } == ["now"])
+
+        // Turned off, the summary delivers what it held, as one, most relevant first.
+        _ = try await CommandRunTests.run(["device", "summary", "off", "--data-dir", data])
+        #expect(await device.waitForOutput { _ in !events("summary").isEmpty }, "\(device.output)\(device.errorOutput)")
+        let summary = try #require(events("summary").first)
+        #expect(summary["count"] == .integer(2) && summary["title"]?.stringValue?.hasPrefix("Your ") == true)
+        let bodies: [String?]? = if case .array(let notifications)? = summary["notifications"] { notifications.map { $0["body"]?.stringValue } } else { nil }
+        #expect(bodies == ["high", "low"], "\(summary)")
+        #expect(events("notification").count == 1, "a summary's notifications have no lines of their own")
+        device.terminate()
+        _ = await device.exitStatus()
+        try await gateway.stop()
+    }
+
+    @Test func mistakesSayWhatToWrite() async throws {
+        let data = CommandRunTests.temporaryDirectory()
+        let bad = try await CommandRunTests.run(["device", "summary", "--time", "8am", "--data-dir", data])
+        #expect(bad.status != 0 && bad.error.contains("--time takes HH:MM"), "\(bad.error)")
+        let status = try await CommandRunTests.run(["device", "summary", "--data-dir", data])
+        #expect(status.output.hasPrefix("Scheduled Summary: off · at 08:00, 18:00"), "\(status.output)")
+    }
+}

@@ -94,7 +94,7 @@ package final class DeviceDaemon: Sendable {
     let eventDelivery = Mutex<[String: Bool]>([:])
     let inboxSignal: AsyncStream<Void>.Continuation
     let inboxSignals: AsyncStream<Void>
-    private let scheduler: CenterRuntime
+    let scheduler: CenterRuntime
     /// Every surface notifications are shown on, fed by the engine.
     let presentation: PresenterGroup
     /// The notification center page's list, when it is served.
@@ -231,7 +231,7 @@ package final class DeviceDaemon: Sendable {
                 unifiedPushTried.open()
             }
             group.addTask { [self] in await runActivityClock() }
-            group.addTask { [self] in await runFocusWatch() }
+            group.addTask { [self] in await followDeviceState() }
             if let center, let port = configuration.notificationCenterPort {
                 let page = try notificationCenterServer(center)
                 for delivered in await deliveredPresentations() { await center.present(delivered) }

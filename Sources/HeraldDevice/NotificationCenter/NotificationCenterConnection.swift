@@ -68,7 +68,7 @@ final class NotificationCenterConnection: Sendable {
     func run<Messages: AsyncSequence & Sendable>(
         receiving messages: Messages, sending send: @escaping @Sendable (JSONValue) async throws -> Void
     ) async where Messages.Element == JSONValue {
-        let (list, activities, focus, changes) = services.presenter.follow()
+        let (snapshot, changes) = services.presenter.follow()
         let input = self.input
         await withDiscardingTaskGroup { group in
             group.addTask {
@@ -83,9 +83,12 @@ final class NotificationCenterConnection: Sendable {
             var expanded: Expanded?
             var generation = 0
             do {
-                try await send(NotificationCenterJSON.list(list, files: services.files))
-                try await send(NotificationCenterJSON.activities(activities, files: services.files))
-                try await send(NotificationCenterJSON.change(.focus(focus), files: services.files))
+                try await send(NotificationCenterJSON.list(snapshot.list, files: services.files))
+                try await send(NotificationCenterJSON.activities(snapshot.activities, files: services.files))
+                try await send(NotificationCenterJSON.change(.focus(snapshot.focus), files: services.files))
+                if let (summary, presentations) = snapshot.summary {
+                    try await send(NotificationCenterJSON.change(.summary(summary, presentations), files: services.files))
+                }
                 for await next in inputs {
                     try await handle(next, expanded: &expanded, generation: &generation, send: send)
                 }

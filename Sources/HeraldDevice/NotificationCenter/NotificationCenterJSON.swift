@@ -29,6 +29,7 @@ enum NotificationCenterJSON {
             "level": .string(card.style.interruptionLevel.name),
             "quiet": .bool(card.style.isQuiet),
             "silencedBy": text(card.style.silencedBy),
+            "inSummary": .bool(card.style.inSummary),
         ])
     }
 
@@ -48,6 +49,8 @@ enum NotificationCenterJSON {
             .object(["type": .string("activityGone"), "id": .string(id)])
         case .focus(let status):
             .object(["type": .string("focus"), "focus": status.map(focus) ?? .null])
+        case .summary(let summary, let presentations):
+            .object(["type": .string("summary"), "summary": Self.summary(summary, presentations)])
         case .presented(let presentation):
             .object(["type": .string("presented"), "notification": notification(presentation, files: files)])
         case .withdrawn(let ids):
@@ -56,6 +59,25 @@ enum NotificationCenterJSON {
                 "notifications": .array(ids.map { .object(["app": .string($0.bundleID), "id": .string($0.identifier)]) }),
             ])
         }
+    }
+
+    /// A scheduled summary: `{"title", "date", "count", "highlights": [{"app", "appName", "id", "title", "body"}]}`, the
+    /// most relevant first (bodies hidden as the list hides them).
+    static func summary(_ summary: NotificationSummary, _ presentations: [Presentation]) -> JSONValue {
+        let highlights = presentations.prefix(NotificationSummary.highlights).map { presentation -> JSONValue in
+            let card = presentation.card
+            let hidden = card.style.hidesPreview
+            return .object([
+                "app": .string(presentation.id.bundleID), "appName": .string(presentation.app.displayName),
+                "id": .string(presentation.id.identifier),
+                "title": hidden ? .null : card.title.map(JSONValue.string) ?? .null,
+                "body": .string(hidden ? presentation.hiddenPreviewsPlaceholder ?? "Notification" : card.body ?? ""),
+            ])
+        }
+        return .object([
+            "title": .string(summary.title), "date": .number((summary.date.timeIntervalSince1970 * 1000).rounded()),
+            "count": .integer(Int64(presentations.count)), "highlights": .array(highlights),
+        ])
     }
 
     /// A Focus that is on: `{"name", "reason": "manual"|"schedule"|"desktop", "until": ms since 1970 or null}`.

@@ -17,6 +17,8 @@ package final class NotificationCenterPresenter: Presenter {
         case activityGone(id: String)
         /// The Focus went on, changed or went off (nil).
         case focus(Focus.Status?)
+        /// The scheduled summary arrived (its notifications were presented just before).
+        case summary(NotificationSummary, [Presentation])
     }
 
     private struct State {
@@ -24,6 +26,7 @@ package final class NotificationCenterPresenter: Presenter {
         /// The Live Activities section, oldest first.
         var activities: [ActivityPresentation] = []
         var focus: Focus.Status?
+        var summary: (NotificationSummary, [Presentation])?
         var followers: [UUID: AsyncStream<Change>.Continuation] = [:]
     }
 
@@ -46,18 +49,32 @@ package final class NotificationCenterPresenter: Presenter {
     /// The Live Activities shown now, oldest first.
     package var activities: [ActivityPresentation] { state.withLock { $0.activities } }
 
-    /// The list, the Live Activities and the Focus now, and their changes from then on, until the stream is dropped.
-    package func follow() -> (
-        list: [Presentation], activities: [ActivityPresentation], focus: Focus.Status?, changes: AsyncStream<Change>
-    ) {
+    /// What a page is sent when it connects — the list, the Live Activities, the Focus, the last summary — and the
+    /// changes from then on, until the stream is dropped.
+    package struct Snapshot: Sendable {
+        package var list: [Presentation]
+        package var activities: [ActivityPresentation]
+        package var focus: Focus.Status?
+        package var summary: (NotificationSummary, [Presentation])?
+    }
+
+    package func follow() -> (snapshot: Snapshot, changes: AsyncStream<Change>) {
         let (changes, continuation) = AsyncStream.makeStream(of: Change.self)
         let key = UUID()
         continuation.onTermination = { [weak self] _ in self?.state.withLock { _ = $0.followers.removeValue(forKey: key) } }
-        let (list, activities, focus) = state.withLock { state in
+        let snapshot = state.withLock { state in
             state.followers[key] = continuation
-            return (state.presentations, state.activities, state.focus)
+            return Snapshot(list: state.presentations, activities: state.activities, focus: state.focus, summary: state.summary)
         }
-        return (list, activities, focus, changes)
+        return (snapshot, changes)
+    }
+
+    package func presentSummary(_ summary: NotificationSummary, _ presentations: [Presentation]) async {
+        let followers = state.withLock { state in
+            state.summary = (summary, presentations)
+            return Array(state.followers.values)
+        }
+        for follower in followers { follower.yield(.summary(summary, presentations)) }
     }
 
     package func focusChanged(_ status: Focus.Status?) async {

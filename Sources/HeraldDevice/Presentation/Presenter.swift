@@ -28,12 +28,16 @@ package protocol Presenter: Sendable {
     func removeActivity(id: String) async
     /// The Focus went on (or changed) or off (nil).
     func focusChanged(_ status: Focus.Status?) async
+    /// The scheduled summary arrived; `presentations` are its notifications, most relevant first, each already given to
+    /// ``present(_:)`` (marked ``NotificationCard/Style/inSummary``).
+    func presentSummary(_ summary: NotificationSummary, _ presentations: [Presentation]) async
 }
 
 extension Presenter {
     package func showActivity(_ activity: ActivityPresentation) async {}
     package func removeActivity(id: String) async {}
     package func focusChanged(_ status: Focus.Status?) async {}
+    package func presentSummary(_ summary: NotificationSummary, _ presentations: [Presentation]) async {}
     package func withdraw(_ ids: [Presentation.ID]) async {}
     package func setBadge(_ count: Int, of app: Presentation.App) async {}
     package func run(reporting events: @escaping @Sendable (PresenterEvent) async -> Void) async throws {}

@@ -17,6 +17,7 @@ package final class PresenterGroup: NotificationPresenter {
         case activity(ActivityPresentation)
         case activityGone(id: String)
         case focus(Focus.Status?)
+        case summary(NotificationSummary)
     }
 
     private let presenters: [any Presenter]
@@ -66,6 +67,10 @@ package final class PresenterGroup: NotificationPresenter {
         queue.yield(.activityGone(id: id))
     }
 
+    package func presentSummary(_ summary: NotificationSummary) {
+        queue.yield(.summary(summary))
+    }
+
     /// Tells every presenter the Focus went on, changed or went off (nil).
     package func focusChanged(_ status: Focus.Status?) {
         queue.yield(.focus(status))
@@ -101,6 +106,12 @@ package final class PresenterGroup: NotificationPresenter {
             await everyPresenter { await $0.removeActivity(id: id) }
         case .focus(let status):
             await everyPresenter { await $0.focusChanged(status) }
+        case .summary(let summary):
+            var presentations: [Presentation] = []
+            for card in summary.cards { presentations.append(await describe(card)) }
+            for presentation in presentations { await everyPresenter { await $0.present(presentation) } }
+            let described = presentations
+            await everyPresenter { await $0.presentSummary(summary, described) }
         }
     }
 

@@ -11,7 +11,7 @@ extension Focus.Schedule {
         let example = "write it like 'weekdays 22:00-07:00' or 'mon,wed 09:00-17:00'"
         guard parts.count == 2 else { throw Focus.TextError("'\(text)' is not a schedule: \(example)") }
         let times = parts[1].split(separator: "-", omittingEmptySubsequences: false)
-        guard times.count == 2, let start = Self.minutes(times[0]), let end = Self.minutes(times[1]) else {
+        guard times.count == 2, let start = ClockTime.minutes(times[0]), let end = ClockTime.minutes(times[1]) else {
             throw Focus.TextError("'\(parts[1])' is not a time span: \(example)")
         }
         guard start != end else { throw Focus.TextError("'\(parts[1])' starts and ends at the same time") }
@@ -41,15 +41,6 @@ extension Focus.Schedule {
         return days
     }
 
-    /// `HH:MM` as minutes after midnight.
-    static func minutes(_ text: Substring) -> Int? {
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts[1].count == 2, let hour = Int(parts[0]), let minute = Int(parts[1]),
-            (0...23).contains(hour), (0...59).contains(minute)
-        else { return nil }
-        return hour * 60 + minute
-    }
-
     /// "weekdays 22:00–07:00", as it is written.
     package var text: String {
         let days: String =
@@ -59,8 +50,22 @@ extension Focus.Schedule {
             case [1, 7]: "weekends"
             default: weekdays.sorted().map { Self.dayNames[$0 - 1] }.joined(separator: ",")
             }
-        let time = { (minutes: Int) in String(format: "%02d:%02d", minutes / 60, minutes % 60) }
-        return "\(days) \(time(start))-\(time(end))"
+        return "\(days) \(ClockTime.text(start))-\(ClockTime.text(end))"
+    }
+}
+
+/// A time of day as people write it, `HH:MM` (24-hour), held as minutes after midnight.
+package enum ClockTime {
+    package static func minutes(_ text: some StringProtocol) -> Int? {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[1].count == 2, let hour = Int(parts[0]), let minute = Int(parts[1]),
+            (0...23).contains(hour), (0...59).contains(minute)
+        else { return nil }
+        return hour * 60 + minute
+    }
+
+    package static func text(_ minutes: Int) -> String {
+        String(format: "%02d:%02d", minutes / 60, minutes % 60)
     }
 }
 
@@ -74,7 +79,7 @@ extension Focus {
     /// The end of a Focus turned on "until TIME": `HH:MM` (the next such time, today or tomorrow), a duration (`30m`,
     /// `2h`, `1h30m`), or an ISO 8601 date and time (`2026-12-01T08:00:00Z`); it must be in the future.
     package static func end(parsing text: String, now: Date, calendar: Calendar) throws(TextError) -> Date {
-        if let minutes = Schedule.minutes(Substring(text)) {
+        if let minutes = ClockTime.minutes(text) {
             let parts = DateComponents(hour: minutes / 60, minute: minutes % 60, second: 0)
             if let date = calendar.nextDate(after: now, matching: parts, matchingPolicy: .nextTime) { return date }
         }

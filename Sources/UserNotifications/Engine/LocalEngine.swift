@@ -63,7 +63,14 @@ package actor LocalEngine {
 
     // MARK: Authorization
 
+    /// The app's settings as the app reads them: `scheduledDeliverySetting` says whether the summary holds it.
     package func settings(of bundleID: String) throws(UNError) -> SettingsRecord {
+        var settings = try storedSettings(of: bundleID)
+        if settings.allowsDelivery { settings.scheduledDeliverySetting = try storing { try store.summary() }.setting(of: bundleID) }
+        return settings
+    }
+
+    private func storedSettings(of bundleID: String) throws(UNError) -> SettingsRecord {
         try storing { try store.settings(of: bundleID) } ?? SettingsRecord()
     }
 
@@ -71,7 +78,7 @@ package actor LocalEngine {
     ///
     /// - Throws: `notificationsNotAllowed` when nobody could answer; the status stays not determined.
     package func requestAuthorization(of bundleID: String, options: UNAuthorizationOptions) async throws(UNError) -> Bool {
-        let current = try settings(of: bundleID)
+        let current = try storedSettings(of: bundleID)
         guard current.authorizationStatus == .notDetermined else { return current.allowsDelivery }
         let allowed: Bool
         if options.contains(.provisional) {
@@ -82,7 +89,7 @@ package actor LocalEngine {
             throw UNError(.notificationsNotAllowed, prompt.unanswered(bundleID: bundleID))
         }
         // Another request may have been answered while this one waited for the person.
-        let settled = try settings(of: bundleID)
+        let settled = try storedSettings(of: bundleID)
         guard settled.authorizationStatus == .notDetermined else { return settled.allowsDelivery }
         let answered = SettingsRecord.answered(allowed, options: options, entitlements: entitlements(bundleID))
         try storing { try store.setSettings(answered, of: bundleID) }
@@ -121,7 +128,7 @@ package actor LocalEngine {
     ///   the attachment errors, or `notificationsNotAllowed` when the store cannot be written.
     package func add(_ request: RequestRecord, of bundleID: String, now: Date) throws(UNError) -> Fired? {
         var request = request
-        guard try settings(of: bundleID).authorizationStatus != .denied else { return nil }
+        guard try storedSettings(of: bundleID).authorizationStatus != .denied else { return nil }
         try request.trigger?.trigger.validate()
         let content = request.content
         guard
@@ -184,14 +191,18 @@ package actor LocalEngine {
     // MARK: Firing
 
     /// The earliest fire date of any pending request.
+    /// The next time something is due: a pending request's fire date or the scheduled summary's release.
     package func nextFireDate(app: String?) throws(UNError) -> Date? {
-        try storing { try store.earliestFire(app: app) }
+        let fire = try storing { try store.earliestFire(app: app) }
+        let release = try storing { try store.earliestRelease() }
+        return [fire, release].compactMap { $0 }.min()
     }
 
     /// Fires every request due at `now`: one-shot ones leave the pending list, repeating ones are rescheduled
     /// after `now` (missed occurrences fire once). Missed one-shot triggers (the machine was off) fire here.
     package func tick(now: Date, app: String?) throws(UNError) -> [Fired] {
-        try settle(try prepare(dueBy: now, app: app), now: now)
+        try releaseSummary(now: now)
+        return try settle(try prepare(dueBy: now, app: app), now: now)
     }
 
     /// Reads (without changing anything) the requests due by `date`, so a scheduler can decode them before
@@ -273,6 +284,7 @@ package actor LocalEngine {
     package func complete(_ batch: [(Fired, UNNotificationPresentationOptions)], at now: Date) throws(UNError) {
         let settingsOfApp = try storing { try store.settings(of: Set(batch.map(\.0.bundleID))) }
         let focus = try activeFocus(at: now)
+        let summary = try storing { try store.summary() }
         var completions: [NotificationStore.Completion] = []
         var remoteCards: [NotificationCard] = []
         for (fired, options) in batch {
@@ -285,8 +297,11 @@ package actor LocalEngine {
                 continue
             }
             let listed = !options.isDisjoint(with: [.list, .alert]) && settings.notificationCenterSetting != .disabled
+            let style = NotificationCard.Style(
+                content: request.content, bundleID: fired.bundleID, settings: settings, options: options, focus: focus)
             if listed {
                 completion.deliver = fired.notification
+                completion.holdUntil = summaryRelease(of: fired.bundleID, style: style, summary: summary, now: now)
             } else {
                 attachments(fired.bundleID).release(request.content.attachments)
             }
@@ -294,10 +309,9 @@ package actor LocalEngine {
                 completion.badge = badge
             }
             completions.append(completion)
-            if !options.isDisjoint(with: [.banner, .alert]) && settings.alertSetting != .disabled {
+            if completion.holdUntil == nil, !options.isDisjoint(with: [.banner, .alert]), settings.alertSetting != .disabled {
                 var card = NotificationCard(fired.notification, bundleID: fired.bundleID, apnsID: fired.apnsID)
-                card.style = NotificationCard.Style(
-                    content: request.content, bundleID: fired.bundleID, settings: settings, options: options, focus: focus)
+                card.style = style
                 if fired.apnsID == nil { presenter.present(card) } else { remoteCards.append(card) }
             }
         }
@@ -310,6 +324,38 @@ package actor LocalEngine {
         for completion in completions {
             if let badge = completion.badge { presenter.setBadge(badge, of: completion.bundleID) }
         }
+    }
+
+    /// When a notification of `bundleID` delivered now waits for the summary: the summary's next time, for a passive
+    /// or active one of an app the summary holds; nil (at once) for the rest, as iOS delivers time-sensitive and
+    /// critical ones.
+    private func summaryRelease(of bundleID: String, style: NotificationCard.Style, summary: ScheduledSummary, now: Date) -> Date? {
+        guard summary.holds(bundleID), [.passive, .active].contains(style.interruptionLevel) else { return nil }
+        return summary.next(after: now, calendar: calendar)
+    }
+
+    // MARK: Scheduled summary
+
+    /// Delivers the summary that is due at `now` (or, with the summary turned off, everything it held): the held
+    /// notifications join the delivered list and the presenters get them as one ``NotificationSummary``.
+    package func releaseSummary(now: Date) throws(UNError) {
+        let summary = try storing { try store.summary() }
+        let released = try storing { try store.releaseHeld(dueBy: summary.isOn ? now : nil) }
+        guard !released.isEmpty else { return }
+        let settingsOfApp = try storing { try store.settings(of: Set(released.map(\.bundleID))) }
+        var cards: [NotificationCard] = []
+        for item in released {
+            if let replaced = item.replaced {
+                releaseAttachments(of: replaced.request, keeping: item.notification.request, in: attachments(item.bundleID))
+            }
+            var card = NotificationCard(item.notification, bundleID: item.bundleID)
+            card.style = NotificationCard.Style(
+                content: item.notification.request.content, bundleID: item.bundleID,
+                settings: settingsOfApp[item.bundleID] ?? SettingsRecord(), options: [.list])
+            card.style.inSummary = true
+            cards.append(card)
+        }
+        presenter.presentSummary(NotificationSummary(title: ScheduledSummary.title(at: now, calendar: calendar), date: now, cards: cards))
     }
 
     /// Moves the store's write-ahead log into its file; the scheduler calls it between batches.

@@ -10,11 +10,14 @@ package protocol NotificationPresenter: Sendable {
     func withdraw(bundleID: String, identifiers: [String])
     /// The badge number of `bundleID` is now `count`.
     func setBadge(_ count: Int, of bundleID: String)
+    /// The scheduled summary arrived: its notifications are in the list now.
+    func presentSummary(_ summary: NotificationSummary)
 }
 
 extension NotificationPresenter {
     package func withdraw(bundleID: String, identifiers: [String]) {}
     package func setBadge(_ count: Int, of bundleID: String) {}
+    package func presentSummary(_ summary: NotificationSummary) {}
 }
 
 /// Cards or JSON lines on standard error, leaving standard output to the app (`HERALD_PRESENTER=terminal|json|none`).
@@ -42,6 +45,14 @@ package struct TerminalPresenter: NotificationPresenter {
         switch style {
         case .terminal: FileHandle.standardError.write(Data((card.text + "\n").utf8))
         case .json: FileHandle.standardError.write(Data((card.jsonLine + "\n").utf8))
+        case .none: break
+        }
+    }
+
+    package func presentSummary(_ summary: NotificationSummary) {
+        switch style {
+        case .terminal: FileHandle.standardError.write(Data((summary.text + "\n").utf8))
+        case .json: FileHandle.standardError.write(Data((summary.jsonLine + "\n").utf8))
         case .none: break
         }
     }

@@ -77,8 +77,16 @@ package final class NotificationStore: Sendable {
                     """)
         }
         migrator.registerMigration("v2") { db in
-            // The machine's own state, one JSON value per key: "focus".
-            try db.execute(sql: "CREATE TABLE device_state (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)")
+            // The machine's own state, one JSON value per key: "focus", "summary". Notifications held for the scheduled
+            // summary wait in `held` until their release.
+            try db.execute(
+                sql: """
+                    CREATE TABLE device_state (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
+                    CREATE TABLE held (
+                        bundle_id TEXT NOT NULL, identifier TEXT NOT NULL, notification TEXT NOT NULL, release_at DOUBLE NOT NULL,
+                        PRIMARY KEY (bundle_id, identifier));
+                    CREATE INDEX held_release ON held (release_at);
+                    """)
         }
         owner?.migrations(&migrator)
         try migrator.migrate(database)
@@ -189,17 +197,82 @@ package final class NotificationStore: Sendable {
 
     /// The Focus, as last set (off when never set).
     package func focus() throws -> Focus {
-        try database.read { db in
-            try String.fetchOne(db, sql: "SELECT value FROM device_state WHERE key = 'focus'").map { try Self.decode(Focus.self, $0) }
-        } ?? Focus()
+        try state("focus") ?? Focus()
     }
 
     package func setFocus(_ focus: Focus) throws {
-        let text = try Self.encode(focus)
+        try setState("focus", focus)
+    }
+
+    /// The scheduled summary, as last set (off when never set).
+    package func summary() throws -> ScheduledSummary {
+        try state("summary") ?? ScheduledSummary()
+    }
+
+    package func setSummary(_ summary: ScheduledSummary) throws {
+        try setState("summary", summary)
+    }
+
+    private func state<Value: Decodable>(_ key: String) throws -> Value? {
+        try database.read { db in
+            try String.fetchOne(db, sql: "SELECT value FROM device_state WHERE key = ?", arguments: [key])
+                .map { try Self.decode(Value.self, $0) }
+        }
+    }
+
+    private func setState(_ key: String, _ value: some Encodable) throws {
+        let text = try Self.encode(value)
         try database.write { db in
             try db.execute(
-                sql: "INSERT INTO device_state (key, value) VALUES ('focus', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                arguments: [text])
+                sql: "INSERT INTO device_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                arguments: [key, text])
+        }
+    }
+
+    // MARK: Held for the summary
+
+    /// The earliest release of a held notification.
+    package func earliestRelease() throws -> Date? {
+        try database.read { db in
+            try Double.fetchOne(db, sql: "SELECT MIN(release_at) FROM held").map(Date.init(timeIntervalSince1970:))
+        }
+    }
+
+    /// How many notifications wait for the summary.
+    package func heldCount() throws -> Int {
+        try database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM held") ?? 0 }
+    }
+
+    /// A notification released from the summary into the delivered list, and the delivered one it replaced.
+    package struct Released: Sendable {
+        package var bundleID: String
+        package var notification: NotificationRecord
+        package var replaced: NotificationRecord?
+    }
+
+    /// Moves the held notifications due by `date` (all of them when nil) into the delivered list, each replacing a
+    /// delivered one with its identifier, in one transaction; in the order they were held.
+    package func releaseHeld(dueBy date: Date?) throws -> [Released] {
+        try database.write { db in
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT bundle_id, identifier, notification FROM held WHERE release_at <= ? ORDER BY rowid",
+                arguments: [date?.timeIntervalSince1970 ?? .greatestFiniteMagnitude])
+            var released: [Released] = []
+            for row in rows {
+                let (bundleID, identifier, text): (String, String, String) = (row["bundle_id"], row["identifier"], row["notification"])
+                let key: StatementArguments = [bundleID, identifier]
+                let notification = try Self.decode(NotificationRecord.self, text)
+                let replaced = try String.fetchOne(
+                    db, sql: "SELECT notification FROM delivered WHERE bundle_id = ? AND identifier = ?", arguments: key
+                ).map { try Self.decode(NotificationRecord.self, $0) }
+                try db.execute(sql: "DELETE FROM delivered WHERE bundle_id = ? AND identifier = ?", arguments: key)
+                try db.execute(
+                    sql: "INSERT INTO delivered (bundle_id, identifier, notification, delivered_at) VALUES (?, ?, ?, ?)",
+                    arguments: key + [text, notification.date.timeIntervalSince1970])
+                try db.execute(sql: "DELETE FROM held WHERE bundle_id = ? AND identifier = ?", arguments: key)
+                released.append(Released(bundleID: bundleID, notification: notification, replaced: replaced))
+            }
+            return released
         }
     }
 
@@ -406,6 +479,8 @@ package final class NotificationStore: Sendable {
     package struct Completion: Sendable {
         package var bundleID: String
         package var deliver: NotificationRecord?
+        /// `deliver` waits for the scheduled summary until then instead (replacing one waiting with its identifier).
+        package var holdUntil: Date?
         package var remoteID: String?
         package var badge: Int?
     }
@@ -419,14 +494,25 @@ package final class NotificationStore: Sendable {
             let insert = try db.cachedStatement(
                 sql: "INSERT INTO delivered (bundle_id, identifier, notification, delivered_at) VALUES (?, ?, ?, ?)"
             )
+            let findHeld = try db.cachedStatement(sql: "SELECT notification FROM held WHERE bundle_id = ? AND identifier = ?")
+            let removeHeld = try db.cachedStatement(sql: "DELETE FROM held WHERE bundle_id = ? AND identifier = ?")
+            let hold = try db.cachedStatement(
+                sql: "INSERT INTO held (bundle_id, identifier, notification, release_at) VALUES (?, ?, ?, ?)")
             var replaced: [NotificationRecord?] = []
             for (completion, text) in zip(completions, texts) {
                 if let apnsID = completion.remoteID { try owner?.remoteCompleted(apnsID, db) }
                 if let notification = completion.deliver, let text {
+                    // One with the same identifier goes, whether delivered or waiting for the summary.
                     let key: StatementArguments = [completion.bundleID, notification.request.identifier]
-                    replaced.append(try String.fetchOne(find, arguments: key).map { try Self.decode(NotificationRecord.self, $0) })
+                    let old = try String.fetchOne(find, arguments: key) ?? String.fetchOne(findHeld, arguments: key)
+                    replaced.append(try old.map { try Self.decode(NotificationRecord.self, $0) })
                     try remove.execute(arguments: key)
-                    try insert.execute(arguments: key + [text, notification.date.timeIntervalSince1970])
+                    try removeHeld.execute(arguments: key)
+                    if let release = completion.holdUntil {
+                        try hold.execute(arguments: key + [text, release.timeIntervalSince1970])
+                    } else {
+                        try insert.execute(arguments: key + [text, notification.date.timeIntervalSince1970])
+                    }
                 } else {
                     replaced.append(nil)
                 }

@@ -15,6 +15,8 @@ extension NotificationCard {
         package var hidesPreview = false
         /// The Focus that silenced it: listed, without a banner or a sound. Nil when it may alert.
         package var silencedBy: String?
+        /// It arrived with the scheduled summary: listed, and shown as part of the summary rather than on its own.
+        package var inSummary = false
 
         package init() {}
 

@@ -23,7 +23,10 @@ final class ScriptedPrompt: AuthorizationPrompt {
 final class RecordingPresenter: NotificationPresenter {
     private let cards = Watched<[NotificationCard]>([])
     private let changes = Mutex<[String]>([])
+    private let summaries = Watched<[NotificationSummary]>([])
     var shown: [NotificationCard] { cards.value }
+    /// The scheduled summaries presented, in order.
+    var summariesShown: [NotificationSummary] { summaries.value }
     /// Waits until `count` cards went up, at most 10 s; whether they did.
     func waitUntilShown(_ count: Int) async -> Bool { await cards.wait { $0.count >= count } }
     /// `withdraw BUNDLE_ID a,b` and `badge BUNDLE_ID N`, in order.
@@ -33,6 +36,7 @@ final class RecordingPresenter: NotificationPresenter {
         changes.withLock { $0.append("withdraw \(bundleID) \(identifiers.joined(separator: ","))") }
     }
     func setBadge(_ count: Int, of bundleID: String) { changes.withLock { $0.append("badge \(bundleID) \(count)") } }
+    func presentSummary(_ summary: NotificationSummary) { summaries.update { $0.append(summary) } }
 }
 
 /// An engine over a store in a temporary directory, New York time, a fixed start date.

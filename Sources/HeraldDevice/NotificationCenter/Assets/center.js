@@ -69,6 +69,7 @@ function receive(message) {
     case "activity": activityChanged(message.activity); break;
     case "activityGone": activityGone(message.id); break;
     case "focus": showFocus(message.focus); break;
+    case "summary": showSummary(message.summary); break;
     case "withdrawn": withdrawn(message.notifications); break;
     case "expanded": expanded = message; showExpanded(); break;
     case "view":
@@ -96,6 +97,29 @@ function showFocus(focus) {
     : focus.reason === "desktop" ? "the desktop's do-not-disturb"
     : focus.until ? `until ${timeOf(focus.until)}` : "on";
   chip.textContent = `☾ ${focus.name} · ${why}`;
+}
+
+// ---- the scheduled summary ----
+
+/// The last scheduled summary: its title, how many it brought, the most relevant ones; × puts it away (its
+/// notifications stay in the list).
+function showSummary(summary) {
+  const section = field("summary");
+  const close = el("button", { type: "button", class: "close", "aria-label": "Dismiss summary", text: "×",
+    onclick: () => { section.hidden = true; } });
+  section.replaceChildren(
+    el("header", {},
+      el("span", { class: "summary-title", text: summary.title }),
+      el("time", { class: "when", datetime: new Date(summary.date).toISOString(), text: timeOf(summary.date) }),
+      close),
+    el("div", { class: "summary-count", text: `${summary.count} notification${summary.count === 1 ? "" : "s"}` }),
+    ...summary.highlights.map((h) => el("div", { class: "highlight" },
+      el("span", { class: "icon", "aria-hidden": "true", text: (h.appName || h.app)[0].toUpperCase() }),
+      el("span", { class: "highlight-text" },
+        el("strong", { text: h.title || h.appName }), h.body ? ` ${h.body}` : ""))),
+    summary.count > summary.highlights.length
+      ? el("div", { class: "summary-more", text: `and ${summary.count - summary.highlights.length} more below` }) : undefined);
+  section.hidden = false;
 }
 
 // ---- the list ----
@@ -183,6 +207,7 @@ function tag(n) {
   if (n.level === "critical") words.push("Critical");
   if (n.silencedBy) words.push(`Silenced by ${n.silencedBy}`);
   if (n.quiet) words.push("Delivered Quietly");
+  if (n.inSummary) words.push("Scheduled Summary");
   return words.length ? el("div", { class: `tag ${n.level}`, text: words.join(" · ") }) : undefined;
 }
 

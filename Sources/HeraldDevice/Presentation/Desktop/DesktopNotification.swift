@@ -127,6 +127,37 @@ struct DesktopNotification: Hashable {
         expireTimeout = 0
     }
 
+    /// The scheduled summary's bubble: its title and count, then the most relevant notifications as "App: Title — body"
+    /// (the app's placeholder when its previews are off) and how many more; low urgency and no sound, as iOS's summary
+    /// arrives quietly.
+    init(_ digest: NotificationSummary, _ presentations: [Presentation], capabilities: Set<String>) {
+        appName = "Notification Summary"
+        replacesID = 0
+        appIcon = ""
+        summary = "\(digest.title) · \(presentations.count) notification\(presentations.count == 1 ? "" : "s")"
+        var lines = presentations.prefix(NotificationSummary.highlights).map { presentation in
+            let card = presentation.card
+            let words =
+                card.style.hidesPreview
+                ? presentation.hiddenPreviewsPlaceholder ?? "Notification"
+                : [card.title, card.body].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " — ")
+            return "\(presentation.app.displayName): \(words)"
+        }
+        if presentations.count > NotificationSummary.highlights {
+            lines.append("and \(presentations.count - NotificationSummary.highlights) more")
+        }
+        body = lines.joined(separator: "\n")
+        if !capabilities.contains("body") {
+            summary += ": " + body.replacingOccurrences(of: "\n", with: " · ")
+            body = ""
+        } else if capabilities.contains("body-markup") {
+            body = Self.escapingMarkup(body)
+        }
+        actions = []
+        hints = ["category": .string("x-herald.summary"), "urgency": .byte(0), "suppress-sound": .boolean(true)]
+        expireTimeout = -1
+    }
+
     /// `Notify`'s arguments: `(susssasa{sv}i)`.
     var arguments: [DBusValue] {
         [

@@ -1,7 +1,7 @@
 package import Foundation
 import HeraldDBus
 import HeraldSpawn
-import UserNotifications
+package import UserNotifications
 
 /// Notifications as bubbles of the desktop's notification server (`org.freedesktop.Notifications` on the session
 /// bus: GNOME, KDE, dunst, mako, xfce4-notifyd), and what the person does with them as responses.
@@ -92,8 +92,10 @@ package actor DesktopPresenter: Presenter {
     // MARK: Presenter
 
     package func present(_ presentation: Presentation) async {
-        // Silenced by the Focus: no bubble (it is in the notification list); one it replaces goes.
-        guard presentation.card.style.silencedBy == nil else { return await withdraw([presentation.id]) }
+        // Silenced by the Focus, or part of a summary: no bubble of its own (it is in the notification list); one it
+        // replaces goes.
+        let style = presentation.card.style
+        guard style.silencedBy == nil, !style.inSummary else { return await withdraw([presentation.id]) }
         guard let link = await currentLink() else {
             await fallback?.present(presentation)
             return
@@ -163,6 +165,18 @@ package actor DesktopPresenter: Presenter {
         } catch {
             if Self.meansGone(error) { lose(link, because: "Notify failed: \(error)") }
             await fallback?.showActivity(activity)
+        }
+    }
+
+    /// One bubble for the scheduled summary (its notifications have none of their own).
+    package func presentSummary(_ summary: NotificationSummary, _ presentations: [Presentation]) async {
+        guard let link = await currentLink() else { return }
+        let bubble = DesktopNotification(summary, presentations, capabilities: link.capabilities)
+        do throws(DBusError) {
+            _ = try await link.connection.call(
+                destination: Self.name, path: Self.path, interface: Self.name, member: "Notify", bubble.arguments, timeout: .seconds(5))
+        } catch {
+            if Self.meansGone(error) { lose(link, because: "Notify failed: \(error)") }
         }
     }
 
