@@ -47,7 +47,10 @@ struct DeviceFocus: AsyncParsableCommand {
     @Option(name: .customLong("follow-desktop"), help: "Be on while the desktop's own do-not-disturb is: on or off.")
     var followDesktop: DeviceSettings.Switch?
 
-    @Option(help: "A Focus filter: APP=CRITERIA lets APP's notifications with that filterCriteria alert, and silences the app's others; repeat for several.")
+    @Option(
+        help:
+            "A Focus filter: APP=CRITERIA lets APP's notifications with that filterCriteria alert, and silences the app's others; repeat for several."
+    )
     var filter: [String] = []
 
     @Option(name: .customLong("clear-filter"), help: "Remove an app's Focus filter; repeat for several.")

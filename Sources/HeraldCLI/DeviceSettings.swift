@@ -58,7 +58,9 @@ struct DeviceSettings: AsyncParsableCommand {
 
     @Option(
         name: .customLong("time-sensitive"),
-        help: "Time Sensitive notifications (they keep their level and may break through a Focus): on or off; the app needs the time-sensitive entitlement.")
+        help:
+            "Time Sensitive notifications (they keep their level and may break through a Focus): on or off; the app needs the time-sensitive entitlement."
+    )
     var timeSensitive: Switch?
 
     @Option(
@@ -68,7 +70,9 @@ struct DeviceSettings: AsyncParsableCommand {
 
     @Option(
         name: .customLong("direct-messages"),
-        help: "Direct messages (communication notifications) delivered at once, outside the scheduled summary: on or off; the app needs the communication entitlement.")
+        help:
+            "Direct messages (communication notifications) delivered at once, outside the scheduled summary: on or off; the app needs the communication entitlement."
+    )
     var directMessages: Switch?
 
     @Option(help: "Live Activities: on or off (apart from notifications, as on iOS).")
@@ -176,7 +180,8 @@ extension DeviceSettings {
             if choice == .on, let installed, let entitlements, !entitlements.contains(entitlement) {
                 let key = AppEntitlements.keys.first { $0.1 == entitlement }?.0 ?? ""
                 throw ValidationError(
-                    "\(option) on: \(app) has no \(key) entitlement; add it (true) to a .entitlements file in \(installed.bundleDirectory.path) (Xcode's, copied into the bundle)")
+                    "\(option) on: \(app) has no \(key) entitlement; add it (true) to a .entitlements file in \(installed.bundleDirectory.path) (Xcode's, copied into the bundle)"
+                )
             }
             settings[keyPath: path] = choice == .on ? .enabled : .disabled
         }

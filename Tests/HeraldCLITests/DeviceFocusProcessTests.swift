@@ -133,7 +133,9 @@ import Testing
         let root = CommandRunTests.temporaryDirectory()
         let data = root + "/data"
         let app = try AppsCommandTests.serviceApp(in: root)
-        let installed = try await CommandRunTests.run(["apps", "install", app, "--executable-dir", AppsCommandTests.buildDirectory, "--data-dir", data])
+        let installed = try await CommandRunTests.run([
+            "apps", "install", app, "--executable-dir", AppsCommandTests.buildDirectory, "--data-dir", data,
+        ])
         #expect(installed.status == 0, "\(installed.error)")
         let settings = ["device", "settings", "--app", "com.example.service", "--data-dir", data]
         _ = try await CommandRunTests.run(settings + ["--allow"])
@@ -177,7 +179,9 @@ import Testing
         let settings = try await CommandRunTests.run(["device", "settings", "--app", app, "--data-dir", data, "--json"])
         #expect(settings.output.contains(#""scheduledDelivery":"on""#), "\(settings.output)")
 
-        for (text, extra) in [("low", #","relevance-score":0.1"#), ("high", #","relevance-score":0.9"#), ("now", #","interruption-level":"time-sensitive""#)] {
+        for (text, extra) in [
+            ("low", #","relevance-score":0.1"#), ("high", #","relevance-score":0.9"#), ("now", #","interruption-level":"time-sensitive""#),
+        ] {
             let connection = try await gateway.connect()
             let headers = APNsConnection.notificationHeaders(token: token, topic: app, jwt: gateway.defaultJWT)
             let response = try await connection.send(headers: headers, body: Data(#"{"aps":{"alert":"\#(text)"\#(extra)}}"#.utf8))
@@ -195,7 +199,8 @@ import Testing
         #expect(await device.waitForOutput { _ in !events("summary").isEmpty }, "\(device.output)\(device.errorOutput)")
         let summary = try #require(events("summary").first)
         #expect(summary["count"] == .integer(2) && summary["title"]?.stringValue?.hasPrefix("Your ") == true)
-        let bodies: [String?]? = if case .array(let notifications)? = summary["notifications"] { notifications.map { $0["body"]?.stringValue } } else { nil }
+        let bodies: [String?]? =
+            if case .array(let notifications)? = summary["notifications"] { notifications.map { $0["body"]?.stringValue } } else { nil }
         #expect(bodies == ["high", "low"], "\(summary)")
         #expect(events("notification").count == 1, "a summary's notifications have no lines of their own")
         device.terminate()

@@ -104,7 +104,8 @@ import Testing
         let plain = SettingsRecord.answered(true, options: [.alert, .criticalAlert])
         #expect(plain.timeSensitiveSetting == .notSupported && plain.criticalAlertSetting == .notSupported)
         #expect(plain.directMessagesSetting == .notSupported && plain.scheduledDeliverySetting == .disabled)
-        let entitled = SettingsRecord.answered(true, options: [.alert, .criticalAlert], entitlements: [.timeSensitive, .criticalAlerts, .communication])
+        let entitled = SettingsRecord.answered(
+            true, options: [.alert, .criticalAlert], entitlements: [.timeSensitive, .criticalAlerts, .communication])
         #expect(entitled.timeSensitiveSetting == .enabled && entitled.criticalAlertSetting == .enabled && entitled.directMessagesSetting == .enabled)
         let notAsked = SettingsRecord.answered(true, options: [.alert], entitlements: [.criticalAlerts])
         #expect(notAsked.criticalAlertSetting == .notSupported)
