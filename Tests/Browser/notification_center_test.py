@@ -272,25 +272,51 @@ def main():
         check("Episode 13: badges" in view.text, "the page's address with #APP/ID opens that notification expanded")
         driver.find_element(By.CSS_SELECTOR, "#expanded header .close").click()
 
-        # ---- a long list: the newest 50 have cards, the rest come a page at a time; a change redraws one card ----
-        listed = len(driver.find_elements(By.CSS_SELECTOR, ".card"))
+        # ---- grouping (iOS 12): a thread's notifications stack; the line under the stack counts and names the rest ----
+        for number, (who, count) in enumerate([("Alice", 1), ("Bob", 2), ("Alice", 1)]):
+            send(CRASHY, {"aps": {"alert": {"title": who, "body": f"Message {number}", "summary-arg": who, "summary-arg-count": count},
+                                  "thread-id": "chat-1"}}, f"chat-{number}")
+        chat = f'.group[data-app="{CRASHY}"][data-thread="chat-1"]'
+        line = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, chat + " .stack-line"))
+        check(len(driver.find_elements(By.CSS_SELECTOR, chat + " .card")) == 1 and "Message 2" in driver.find_element(By.CSS_SELECTOR, chat + " .card").text,
+              "a thread's three notifications are one stack showing the newest")
+        check(line.text == "3 more notifications from Bob and Alice", f"the line counts summary-arg-count and names summary-arg ({line.text})")
+        check(driver.find_elements(By.CSS_SELECTOR, f'.group[data-app="{CRASHY}"][data-thread=""] .card[data-id="alarm-7"]'),
+              "the app's notification without a thread is a group of its own")
+        driver.execute_script("arguments[0].scrollIntoView({block: 'start'});", driver.find_element(By.CSS_SELECTOR, chat))
+        driver.save_screenshot(os.path.join(shots, "notification-center-grouped.png"))
+        line.click()
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, chat + " .card")) == 3)
+        check([card.get_attribute("data-id") for card in driver.find_elements(By.CSS_SELECTOR, chat + " .card")] == ["chat-2", "chat-1", "chat-0"],
+              "clicking the line opens the group, newest first")
+        driver.find_element(By.XPATH, f"//section[@data-thread='chat-1']//button[text()='Show less']").click()
+        check(wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, chat + " .card")) == 1), "Show less stacks it again")
+        driver.find_element(By.CSS_SELECTOR, chat + " .stack-line").click()
+        driver.find_element(By.XPATH, f"//section[@data-thread='chat-1']//button[text()='Clear']").click()
+        check(wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, chat)), "Clear dismisses the whole group")
+
+        # ---- a long list: a group draws its newest 50 cards, the rest a page at a time; a change redraws one group ----
         path = os.path.join(work, "many.json")
         with open(path, "w") as file:
             json.dump({"aps": {"alert": {"title": "Parcel", "body": "On its way"}}}, file)
         run("send", "--gateway", f"https://localhost:{ports['provider']}", "--ca", ca, "--p8", key, "--key-id", "KEY1234567",
             "--team-id", "TEAM123456", "--topic", CRASHY, "--device", tokens[CRASHY], "--count", "60", path)
-        total = listed + 60
-        more = wait.until(ready.visibility_of_element_located((By.ID, "more")))
-        check(len(driver.find_elements(By.CSS_SELECTOR, ".card")) == 50 and f"({total - 50} not shown)" in more.text,
-              f"{total} listed: 50 cards and a button for the rest ({more.text})")
-        first = driver.find_element(By.CSS_SELECTOR, ".card")
+        parcels = f'.group[data-app="{CRASHY}"][data-thread=""]'
+        line = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, parcels + " .stack-line") if "60 more" in d.find_element(By.CSS_SELECTOR, parcels).text else None)
+        check(line.text == "60 more notifications", f"61 notifications of one app without a thread: one stack ({line.text})")
+        first = driver.find_element(By.CSS_SELECTOR, parcels)
         send(PODCAST, {"aps": {"alert": {"title": "New episode", "body": "Episode 14: pages"}, "category": "new-episode"}}, "episode-14")
-        wait.until(lambda d: "Episode 14: pages" in d.find_element(By.CSS_SELECTOR, ".card").text)
-        check(first.is_displayed() and len(driver.find_elements(By.CSS_SELECTOR, ".card")) == 50,
-              "a new notification goes first and the other cards stay as they were drawn (50 still)")
+        wait.until(lambda d: "Episode 14: pages" in d.find_element(By.CSS_SELECTOR, ".group").text)
+        podcast = driver.find_element(By.CSS_SELECTOR, ".group")
+        check("1 more notification" == podcast.find_element(By.CSS_SELECTOR, ".stack-line").text and first.is_displayed(),
+              "a new episode goes first, stacked on the last one; the other groups stay as they were drawn")
+        driver.find_element(By.CSS_SELECTOR, parcels + " .stack-line").click()
+        more = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, parcels + " .group-more"))
+        check(len(driver.find_elements(By.CSS_SELECTOR, parcels + " .card")) == 50 and more.text == "Show 11 more of 61",
+              f"the open group draws 50 cards and a button for the rest ({more.text})")
         more.click()
-        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, ".card")) == total + 1)
-        check(not driver.find_element(By.ID, "more").is_displayed(), f"Show more draws the rest ({total + 1} cards)")
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, parcels + " .card")) == 61)
+        check(not driver.find_elements(By.CSS_SELECTOR, parcels + " .group-more"), "Show more draws the rest (61 cards)")
         print("notification center: all checks passed")
     finally:
         finish(driver, processes, work, failed=sys.exc_info()[0] is not None)

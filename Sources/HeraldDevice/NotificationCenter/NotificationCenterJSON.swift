@@ -6,9 +6,12 @@ import UserNotificationsUI
 /// What the notification center page is sent, as JSON (docs/content-extensions.md lists the messages).
 enum NotificationCenterJSON {
     /// A listed notification: `{"app", "appName", "id", "title", "subtitle", "body", "date", "image", "actions",
-    /// "expandable", "level", "quiet", "silencedBy"}` (the level it was delivered at, a provisional delivery, the Focus
-    /// that silenced it). With the app's previews off (`showPreviewsSetting` `.never`) the page is sent what iOS shows then:
-    /// the app and the category's placeholder ("Notification" without one), never the content.
+    /// "expandable", "level", "quiet", "silencedBy", "inSummary", "thread", "summaryArgument", "summaryArgumentCount",
+    /// "summaryFormat"}`: the level it was delivered at, a provisional delivery, the Focus that silenced it, whether it
+    /// came with the scheduled summary, and what the page groups it by (app and thread) and says under a group. With
+    /// the app's previews off (`showPreviewsSetting` `.never`) the page is sent what iOS shows then: the app and the
+    /// category's placeholder ("Notification" without one), never the content — the title and subtitle only when the
+    /// category shows them (`.hiddenPreviewsShowTitle`, `.hiddenPreviewsShowSubtitle`).
     static func notification(_ presentation: Presentation, files: ServedFiles) -> JSONValue {
         let card = presentation.card
         let text = { (value: String?) in value.map(JSONValue.string) ?? .null }
@@ -18,8 +21,8 @@ enum NotificationCenterJSON {
             "app": .string(presentation.id.bundleID),
             "appName": .string(presentation.app.displayName),
             "id": .string(presentation.id.identifier),
-            "title": hidden ? .null : text(card.title),
-            "subtitle": hidden ? .null : text(card.subtitle),
+            "title": hidden && !presentation.hiddenPreviewsShowTitle ? .null : text(card.title),
+            "subtitle": hidden && !presentation.hiddenPreviewsShowSubtitle ? .null : text(card.subtitle),
             "body": hidden ? .string(presentation.hiddenPreviewsPlaceholder ?? "Notification") : text(card.body ?? card.note),
             "date": .number((card.date.timeIntervalSince1970 * 1000).rounded()),
             "image": text(image),
@@ -30,6 +33,10 @@ enum NotificationCenterJSON {
             "quiet": .bool(card.style.isQuiet),
             "silencedBy": text(card.style.silencedBy),
             "inSummary": .bool(card.style.inSummary),
+            "thread": text(card.threadIdentifier),
+            "summaryArgument": hidden ? .null : text(card.summaryArgument),
+            "summaryArgumentCount": .integer(Int64(card.summaryArgumentCount)),
+            "summaryFormat": text(presentation.summaryFormat),
         ])
     }
 

@@ -90,6 +90,11 @@ package struct Presentation: Sendable, Hashable {
     package var reportsDismissal: Bool
     /// What stands for the content when previews are hidden: the category's `hiddenPreviewsBodyPlaceholder`.
     package var hiddenPreviewsPlaceholder: String?
+    /// With previews hidden, the title (`.hiddenPreviewsShowTitle`) and subtitle (`.hiddenPreviewsShowSubtitle`) still show.
+    package var hiddenPreviewsShowTitle: Bool
+    package var hiddenPreviewsShowSubtitle: Bool
+    /// The category's `categorySummaryFormat`, for the line under a group of notifications ("%u more messages from %@").
+    package var summaryFormat: String?
     /// The app has a content extension for the category: expanding the notification shows its view.
     package var hasContentExtension: Bool
 
@@ -100,6 +105,10 @@ package struct Presentation: Sendable, Hashable {
         actions = category?.actions.map(Action.init) ?? []
         reportsDismissal = UNNotificationCategoryOptions(rawValue: category?.options ?? 0).contains(.customDismissAction)
         hiddenPreviewsPlaceholder = category?.hiddenPreviewsBodyPlaceholder.flatMap { $0.isEmpty ? nil : $0 }
+        let options = UNNotificationCategoryOptions(rawValue: category?.options ?? 0)
+        hiddenPreviewsShowTitle = options.contains(.hiddenPreviewsShowTitle)
+        hiddenPreviewsShowSubtitle = options.contains(.hiddenPreviewsShowSubtitle)
+        summaryFormat = category?.categorySummaryFormat.flatMap { $0.isEmpty ? nil : $0 }
         self.hasContentExtension = hasContentExtension
     }
 }

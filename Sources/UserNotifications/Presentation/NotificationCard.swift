@@ -32,6 +32,9 @@ package struct NotificationCard: Sendable, Hashable {
     package var filterCriteria: String?
     /// The content's `targetContentIdentifier`: which of the app's windows it belongs to.
     package var targetContentIdentifier: String?
+    /// The content's `summaryArgument` and `summaryArgumentCount` (iOS 12–14): what its group's line names and counts.
+    package var summaryArgument: String?
+    package var summaryArgumentCount = 0
 
     package struct Attachment: Sendable, Hashable {
         package var identifier: String
@@ -147,6 +150,8 @@ extension NotificationCard {
         relevanceScore = content.relevanceScore
         filterCriteria = content.filterCriteria.flatMap(nonEmpty)
         targetContentIdentifier = content.targetContentIdentifier.flatMap(nonEmpty)
+        summaryArgument = nonEmpty(content.summaryArgument)
+        summaryArgumentCount = content.summaryArgumentCount
     }
 }
 

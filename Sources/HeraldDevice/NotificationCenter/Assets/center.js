@@ -5,6 +5,7 @@
 import { el, timeOf } from "./elements.js";
 import { showActivities, activityChanged, activityGone } from "./activities.js";
 import { drawView } from "./views.js";
+import { startList, showList, presented, withdrawn, listed } from "./list.js";
 
 const defaultAction = "com.apple.UNNotificationDefaultActionIdentifier";
 const dismissAction = "com.apple.UNNotificationDismissActionIdentifier";
@@ -12,7 +13,6 @@ const field = (id) => document.getElementById(id);
 
 let socket;
 let retry = 500;
-let notifications = [];
 /// The expanded notification as the daemon last described it (`expanded` message), or null.
 let expanded = null;
 /// The notification the address names (`#BUNDLE_ID/IDENTIFIER`), expanded once it is listed.
@@ -29,7 +29,7 @@ function followAddress() {
 function expandWanted() {
   if (!wanted || !socket || socket.readyState !== WebSocket.OPEN) return;
   const [app, id] = wanted;
-  if (notifications.some((n) => n.app === app && n.id === id)) {
+  if (listed(app, id)) {
     wanted = null;
     history.replaceState(null, "", location.pathname);
     expand(app, id);
@@ -60,11 +60,13 @@ function setState(text, bad) {
 function receive(message) {
   switch (message.type) {
     case "notifications":
-      notifications = message.notifications;
-      showList();
+      showList(message.notifications);
       expandWanted();
       break;
-    case "presented": presented(message.notification); break;
+    case "presented":
+      presented(message.notification);
+      expandWanted();
+      break;
     case "activities": showActivities(message.activities); break;
     case "activity": activityChanged(message.activity); break;
     case "activityGone": activityGone(message.id); break;
@@ -131,58 +133,9 @@ function header(notification, title) {
     el("time", { class: "when", datetime: new Date(notification.date).toISOString(), text: timeOf(notification.date) }));
 }
 
-// The newest `drawn` notifications have cards, in the list's order; "Show more" draws the next page. A change then
-// costs the same with 1,000 notifications listed as with 10 (scripts/bench-center.sh).
-const page = 50;
-let drawn = page;
-
-function showList() {
-  field("cards").replaceChildren(...notifications.slice(0, drawn).map(card));
-  showMore();
-}
-
-/// Brings the cards to the first `drawn` notifications after a change at the top or cards taken out.
-function fillList() {
-  const cards = field("cards");
-  const wanted = Math.min(drawn, notifications.length);
-  while (cards.children.length > wanted) cards.lastElementChild.remove();
-  while (cards.children.length < wanted) cards.append(card(notifications[cards.children.length]));
-  showMore();
-}
-
-function showMore() {
-  field("empty").hidden = notifications.length > 0;
-  const hidden = notifications.length - field("cards").children.length;
-  field("more").hidden = hidden <= 0;
-  field("more").textContent = `Show ${Math.min(hidden, page)} more (${hidden} not shown)`;
-}
-
-field("more").addEventListener("click", () => {
-  drawn += page;
-  fillList();
-});
-
-const sameNotification = (a, b) => a.app === b.app && a.id === b.id;
-const cardOf = (n) => [...field("cards").children].find((card) => card.dataset.app === n.app && card.dataset.id === n.id);
-
-/// A notification presented: it goes first, in place of one with the same app and id; the other cards stay as drawn.
-function presented(notification) {
-  notifications = [notification, ...notifications.filter((n) => !sameNotification(n, notification))];
-  cardOf(notification)?.remove();
-  field("cards").prepend(card(notification));
-  fillList();
-  expandWanted();
-}
-
-function withdrawn(gone) {
-  notifications = notifications.filter((n) => !gone.some((g) => sameNotification(n, g)));
-  for (const g of gone) cardOf(g)?.remove();
-  fillList();
-}
-
 /// One listed notification's card.
 function card(n) {
-  const item = el("article", { class: "card", tabindex: 0, "data-app": n.app, "data-id": n.id, "aria-label": `${n.appName}: ${n.title || n.body || ""}` },
+  const item = el("article", { class: "card", tabindex: 0, "data-app": n.app, "data-id": n.id, "data-thread": n.thread || undefined, "aria-label": `${n.appName}: ${n.title || n.body || ""}` },
     header(n),
     n.title ? el("div", { class: "title", text: n.title }) : undefined,
     n.subtitle ? el("div", { class: "subtitle", text: n.subtitle }) : undefined,
@@ -237,7 +190,7 @@ function closeSheet() {
 }
 
 function showExpanded() {
-  const notification = notifications.find((n) => n.app === expanded.app && n.id === expanded.id);
+  const notification = listed(expanded.app, expanded.id);
   if (!notification) return closeSheet();
   const failure = expanded.failure;
   const hasView = expanded.view !== null && !failure;
@@ -309,5 +262,6 @@ const extensionButtons = {
 field("sheet").addEventListener("click", (event) => { if (event.target === field("sheet")) collapse(); });
 document.addEventListener("keydown", (event) => { if (event.key === "Escape" && !field("sheet").hidden) collapse(); });
 window.addEventListener("hashchange", followAddress);
+startList(card, (n) => respond(n, dismissAction));
 followAddress();
 connect();

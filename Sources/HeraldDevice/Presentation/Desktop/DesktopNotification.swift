@@ -35,7 +35,11 @@ struct DesktopNotification: Hashable {
         self.replacesID = replacesID
         appIcon = presentation.app.iconPath ?? ""
         if style.hidesPreview {
-            summary = presentation.app.displayName
+            let shown = [
+                presentation.hiddenPreviewsShowTitle ? card.title : nil, presentation.hiddenPreviewsShowSubtitle ? card.subtitle : nil,
+            ]
+            let heading = shown.compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " — ")
+            summary = heading.isEmpty ? presentation.app.displayName : heading
             body = presentation.hiddenPreviewsPlaceholder ?? "Notification"
         } else {
             let heading = [card.title, card.subtitle].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " — ")
