@@ -183,6 +183,26 @@ def main():
         find(By.CSS_SELECTOR, ".card .reply button").click()
         wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, '.card[data-identifier="lunch"]'))
 
+        # Two messages of one thread stack on the device as iOS 12 groups them: the newest, and a line for the rest.
+        for number, who in enumerate(["Bob", "Carol"]):
+            driver.switch_to.window(send_tab)
+            payload = find(By.ID, "payload")
+            payload.clear()
+            payload.send_keys('{"aps":{"alert":{"title":"%s","body":"Message %d","summary-arg":"%s"},"thread-id":"team"}}' % (who, number, who))
+            collapse = find(By.ID, "collapseID")
+            collapse.clear()
+            collapse.send_keys(f"team-{number}")
+            before = find(By.ID, "outcome").text
+            find(By.ID, "submit").click()
+            wait.until(lambda d: d.find_element(By.ID, "outcome").text != before and "Accepted" in d.find_element(By.ID, "outcome").text)
+        driver.switch_to.window(device_tab)
+        line = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, ".stack-line"))
+        visible = [card.get_attribute("data-identifier") for card in driver.find_elements(By.CSS_SELECTOR, ".card") if card.is_displayed()]
+        check(line.text == "1 more notification from Bob" and visible == ["team-1"], f"a thread's two cards stack ({line.text}, {visible})")
+        line.click()
+        check(wait.until(lambda d: len([c for c in d.find_elements(By.CSS_SELECTOR, ".card") if c.is_displayed()]) == 2),
+              "clicking the line opens the group")
+
         # The reply in the delivery log: the page finds the notification and its timeline says what was answered.
         driver.get(f"{base}/log?q={unique_id}")
         row = wait.until(ready.element_to_be_clickable((By.CSS_SELECTOR, "#log tbody tr")))

@@ -4,6 +4,7 @@
 // registers apps, acknowledges each notification once it is kept, drops duplicates by apns-id, and reports what the
 // person does with a card as a response.
 import { el, timeOf } from "/assets/common.js";
+import { summaryLine } from "/assets/groups.js";
 import { startActivities, activityRequests, activityAnswer, receiveActivityPush } from "/assets/device-activities.js";
 import { startWebPush, webPushRequests, webPushAnswer, webPushCard } from "/assets/device-webpush.js";
 
@@ -72,6 +73,12 @@ function forgetApp(topic) {
 }
 function categories() {
   try { return JSON.parse(field("categories").value || "{}"); } catch { return JSON.parse(localStorage.getItem(categoriesKey) || "{}"); }
+}
+
+/// A category as the editor holds it: its actions, or `{"actions": […], "summaryFormat": "%u more messages from %@"}`.
+function category(identifier) {
+  const value = categories()[identifier];
+  return Array.isArray(value) ? { actions: value } : { actions: (value && value.actions) || [], summaryFormat: value && value.summaryFormat };
 }
 
 function showApps() {
@@ -201,14 +208,17 @@ function cardOf(notification) {
     subtitle: alert.subtitle || localized(alert["subtitle-loc-key"], alert["subtitle-loc-args"]),
     body: alert.body || localized(alert["loc-key"], alert["loc-args"]),
     category: aps.category,
+    thread: aps["thread-id"],
+    summaryArgument: alert["summary-arg"],
+    summaryArgumentCount: alert["summary-arg-count"],
     image: typeof image === "string" && (image.startsWith("data:image/") || image.startsWith("/")) ? image : undefined,
   };
 }
 
 function show(card) {
   const existing = document.querySelector(`.card[data-identifier="${CSS.escape(card.identifier)}"]`);
-  const actions = (categories()[card.category] || []);
-  const node = el("article", { class: "card", tabindex: 0, "data-identifier": card.identifier, "data-apns-id": card.apnsID, "aria-label": `${card.app}: ${card.title || card.body}` },
+  const actions = category(card.category).actions;
+  const node = el("article", { class: "card", tabindex: 0, "data-identifier": card.identifier, "data-group": `${card.app} ${card.thread || ""}`, "data-apns-id": card.apnsID, "aria-label": `${card.app}: ${card.title || card.body}` },
     el("header", {},
       el("span", { class: "icon", "aria-hidden": "true", text: (card.app.split(".").pop() || "?")[0].toUpperCase() }),
       el("span", { class: "app", text: card.app }),
@@ -236,7 +246,41 @@ function show(card) {
   node.addEventListener("keydown", (event) => { if (event.key === "Enter" && event.target === node) open(); });
   node.dataset.shownAt = String(Date.now());
   if (existing) existing.replaceWith(node); else field("cards").prepend(node);
+  shown.set(card.identifier, card);
   field("no-cards").hidden = true;
+  restack();
+}
+
+// ---- groups (iOS 12): an app's cards of one thread stack under the newest, with a line counting the rest ----
+/// The cards on screen by identifier, for the lines under stacks.
+const shown = new Map();
+const openGroups = new Set();
+
+/// Lays the cards out newest group first, each group's cards together; a stack shows its newest card and a line
+/// ("2 more notifications from Bob"), which opens it; an open group ends with "Show less".
+function restack() {
+  const groups = new Map();
+  for (const node of field("cards").querySelectorAll(".card")) {
+    if (!groups.has(node.dataset.group)) groups.set(node.dataset.group, []);
+    groups.get(node.dataset.group).push(node);
+  }
+  const laidOut = [];
+  for (const [key, nodes] of groups) {
+    const open = openGroups.has(key);
+    nodes.forEach((node, index) => {
+      node.hidden = index > 0 && !open;
+      node.classList.toggle("stacked", index === 0 && nodes.length > 1 && !open);
+    });
+    laidOut.push(...nodes);
+    if (nodes.length > 1) {
+      const cards = nodes.map((node) => shown.get(node.dataset.identifier));
+      const format = category(cards[0].category).summaryFormat;
+      const text = open ? "Show less" : summaryLine(cards.map((card, index) => ({ ...card, summaryFormat: index === 0 ? format : undefined })));
+      laidOut.push(el("button", { type: "button", class: "stack-line", "data-group": key, text,
+        onclick: () => { if (open) openGroups.delete(key); else openGroups.add(key); restack(); } }));
+    }
+  }
+  field("cards").replaceChildren(...laidOut);
 }
 
 function reply(node, card, action) {
@@ -255,6 +299,8 @@ async function respond(card, action, text) {
   send(message);
   await remove("cards", card.identifier);
   document.querySelector(`.card[data-identifier="${CSS.escape(card.identifier)}"]`)?.remove();
+  shown.delete(card.identifier);
+  restack();
   field("no-cards").hidden = document.querySelector(".card") !== null;
 }
 
