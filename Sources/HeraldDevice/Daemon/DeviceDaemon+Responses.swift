@@ -10,6 +10,9 @@ extension DeviceDaemon {
     /// the app's delegate hears of it (launching the app when it does not run).
     package func respond(_ request: RespondRequest) async throws(UNError) -> DaemonResult {
         let (bundleID, notification) = try await findDelivered(request)
+        if let choice = ProvisionalChoice(rawValue: request.action) {
+            return try await choose(choice, for: bundleID)
+        }
         let content = notification.request.content
         let category = try await engine.categories(of: bundleID).first { $0.identifier == content.categoryIdentifier }
         let actionIdentifier: String
@@ -51,6 +54,17 @@ extension DeviceDaemon {
         let response = ResponseRecord(notification: notification, actionIdentifier: actionIdentifier, userText: request.text)
         let delivery = await hand(.response(response), to: bundleID, reason: foreground ? "response" : "background-response")
         return .responded(bundleID: bundleID, actionIdentifier: actionIdentifier, delivery: delivery)
+    }
+
+    /// Keep or Turn Off on a quietly delivered notification: the app's settings change (only while it is provisional).
+    private func choose(_ choice: ProvisionalChoice, for bundleID: String) async throws(UNError) -> DaemonResult {
+        let settings = try await engine.settings(of: bundleID)
+        guard settings.authorizationStatus == .provisional else {
+            throw UNError(.notificationsNotAllowed, "\(bundleID) is not delivered quietly any more: change it with herald device settings")
+        }
+        let entitlements = AppEntitlements(bundleDirectory: (try? apps.app(bundleID: bundleID))??.bundleDirectory)
+        try await engine.changeSettings(of: bundleID, to: choice.settings(entitlements: entitlements))
+        return .responded(bundleID: bundleID, actionIdentifier: choice.rawValue, delivery: "settings changed: \(choice.title)")
     }
 
     /// A delivered notification with its category's actions and its app's content extension, for `herald device show`.

@@ -102,7 +102,8 @@ package struct Presentation: Sendable, Hashable {
         id = ID(bundleID: card.topic, identifier: card.identifier)
         self.app = app
         self.card = card
-        actions = category?.actions.map(Action.init) ?? []
+        // Delivered quietly (provisional authorization): Keep or Turn Off, as iOS 12 offers, after the category's.
+        actions = (category?.actions.map(Action.init) ?? []) + (card.style.isQuiet ? ProvisionalChoice.actions : [])
         reportsDismissal = UNNotificationCategoryOptions(rawValue: category?.options ?? 0).contains(.customDismissAction)
         hiddenPreviewsPlaceholder = category?.hiddenPreviewsBodyPlaceholder.flatMap { $0.isEmpty ? nil : $0 }
         let options = UNNotificationCategoryOptions(rawValue: category?.options ?? 0)

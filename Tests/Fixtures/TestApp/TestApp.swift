@@ -80,6 +80,9 @@ struct TestApp {
                 } catch {
                     emit(["event": "authorizationFailed", "error": error.localizedDescription])
                 }
+            case "authorize-provisional":
+                let granted = (try? await center.requestAuthorization(options: [.alert, .sound, .badge, .provisional])) ?? false
+                emit(["event": "authorized", "granted": granted])
             case "add":
                 let content = UNMutableNotificationContent()
                 content.title = "Local"

@@ -189,6 +189,36 @@ import Testing
         try await fixture.stop()
     }
 
+    /// Provisional authorization (iOS 12): delivered quietly with Keep and Turn Off; keeping it prominently makes the
+    /// next one a banner with a sound, without the choice; the choice is refused once made.
+    @Test func aQuietNotificationOffersKeepAndTurnOff() async throws {
+        let bus = try await TestSessionBus()
+        let server = try await ScriptedNotificationServer.start(on: bus.address)
+        let fixture = try await DaemonFixture.start(extraArguments: ["--presenter", "desktop"], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+        #expect(try await fixture.startApp(["authorize-provisional", "wait", "0"]).exitStatus() == 0)
+        #expect(try await fixture.push(#"{"aps":{"alert":"Try us","sound":"default"}}"#, collapseID: "quiet").status == 200)
+        let quiet = try await server.waitForNotification()
+        #expect(quiet.hints["urgency"] == .byte(0) && quiet.hints["suppress-sound"] == .boolean(true))
+        #expect(quiet.label(of: "herald.deliver-prominently") == "Keep: Deliver Prominently", "\(quiet.actions)")
+        #expect(quiet.label(of: "herald.deliver-quietly") == "Keep: Deliver Quietly" && quiet.label(of: "herald.turn-off") == "Turn Off")
+
+        try await server.invokeAction("herald.deliver-prominently", on: quiet.id)
+        let settings = ["device", "settings", "--app", DaemonFixture.app, "--data-dir", fixture.data, "--json"]
+        var shown = try await CommandRunTests.run(settings)
+        for _ in 0..<100 where !shown.output.contains(#""authorizationStatus":"authorized""#) {
+            try await Task.sleep(for: .milliseconds(50))
+            shown = try await CommandRunTests.run(settings)
+        }
+        #expect(shown.output.contains(#""authorizationStatus":"authorized""#) && shown.output.contains(#""alert":"on""#), "\(shown.output)")
+        #expect(try await fixture.push(#"{"aps":{"alert":"Now loud","sound":"default"}}"#, collapseID: "loud").status == 200)
+        let loud = try await server.waitForNotification(2)
+        #expect(loud.hints["urgency"] == .byte(1) && loud.hints["sound-name"] == .string("message-new-instant"))
+        #expect(loud.label(of: "herald.turn-off") == nil)
+        let again = try await fixture.respond(["quiet", "--action", "herald.turn-off"])
+        #expect(again.status != 0 && again.error.contains("is not delivered quietly any more"), "\(again.error)")
+        try await fixture.stop()
+    }
+
     @Test func aCollapseIDReplacesTheBubbleAndTheBadgeReachesTheLauncher() async throws {
         let bus = try await TestSessionBus()
         let server = try await ScriptedNotificationServer.start(on: bus.address)
