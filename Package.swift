@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "UserNotifications", targets: ["UserNotifications"]),
         .library(name: "UserNotificationsUI", targets: ["UserNotificationsUI"]),
         .library(name: "ActivityKit", targets: ["ActivityKit"]),
+        .library(name: "Intents", targets: ["Intents"]),
         .library(name: "CoreLocation", targets: ["CoreLocation"]),
     ],
     dependencies: [
@@ -192,6 +193,8 @@ let package = Package(
         // vocabulary they draw with.
         .target(name: "UserNotificationsUI", dependencies: ["UserNotifications"]),
         // The device daemon (`herald device`): apps registry, gateway link, inbox, extension hosts, presenters.
+        // The few Intents types communication notifications need (INSendMessageIntent, INPerson, INImage).
+        .target(name: "Intents", dependencies: ["UserNotifications"]),
         .target(
             name: "ActivityKit",
             // Widget extensions draw activities with UserNotificationsUI's views.
@@ -357,7 +360,7 @@ let package = Package(
         .testTarget(
             name: "UserNotificationsTests",
             dependencies: [
-                "UserNotifications", "UserNotificationsUI", "CoreLocation", "ActivityKit", "HeraldTesting",
+                "UserNotifications", "UserNotificationsUI", "CoreLocation", "ActivityKit", "Intents", "HeraldTesting",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -438,6 +441,13 @@ package.targets += [
     ),
     .executableTarget(
         name: "PodcastServiceExtension", dependencies: ["UserNotifications"], path: "Examples/Podcast/ServiceExtension",
+        swiftSettings: [.swiftLanguageMode(.v5)]
+    ),
+    .executableTarget(
+        name: "MessagingApp", dependencies: ["UserNotifications"], path: "Examples/Messaging/App", swiftSettings: [.swiftLanguageMode(.v5)]
+    ),
+    .executableTarget(
+        name: "MessagingServiceExtension", dependencies: ["UserNotifications", "Intents"], path: "Examples/Messaging/ServiceExtension",
         swiftSettings: [.swiftLanguageMode(.v5)]
     ),
     .executableTarget(

@@ -35,6 +35,14 @@ struct DeviceFocus: AsyncParsableCommand {
     @Option(help: "Take an app off the allowed list; repeat for several.")
     var disallow: [String] = []
 
+    @Option(
+        name: .customLong("allow-person"),
+        help: "Let messages from this person (a name or handle, as the app's intent gives it) alert; repeat for several.")
+    var allowPerson: [String] = []
+
+    @Option(name: .customLong("disallow-person"), help: "Take a person off the allowed list; repeat for several.")
+    var disallowPerson: [String] = []
+
     @Option(name: .customLong("time-sensitive"), help: "Let time-sensitive notifications break through: on or off.")
     var timeSensitive: DeviceSettings.Switch?
 
@@ -111,6 +119,8 @@ struct DeviceFocus: AsyncParsableCommand {
         if let name { focus.name = name.trimmingCharacters(in: .whitespaces) }
         focus.allowedApps.formUnion(allow)
         focus.allowedApps.subtract(disallow)
+        focus.allowedPeople.formUnion(allowPerson)
+        focus.allowedPeople.subtract(disallowPerson)
         if let timeSensitive { focus.allowsTimeSensitive = timeSensitive == .on }
         if clearSchedules { focus.schedules = [] }
         for spec in schedule {
@@ -142,6 +152,7 @@ struct DeviceFocus: AsyncParsableCommand {
         var lines = ["\(focus.name): \(describe(reason))"]
         var allows = focus.allowsTimeSensitive ? ["time-sensitive notifications"] : []
         allows += focus.allowedApps.sorted()
+        allows += focus.allowedPeople.sorted().map { "messages from \($0)" }
         lines.append("  allows critical alerts" + allows.map { ", " + $0 }.joined())
         if !focus.schedules.isEmpty { lines.append("  schedules: " + focus.schedules.map(\.text).joined(separator: "; ")) }
         lines.append(focus.followsDesktop ? "  follows the desktop's do-not-disturb" : "  ignores the desktop's do-not-disturb")
@@ -156,6 +167,7 @@ struct DeviceFocus: AsyncParsableCommand {
             "name": .string(focus.name), "on": .bool(reason != nil),
             "allowsTimeSensitive": .bool(focus.allowsTimeSensitive),
             "allowedApps": .array(focus.allowedApps.sorted().map(JSONValue.string)),
+            "allowedPeople": .array(focus.allowedPeople.sorted().map(JSONValue.string)),
             "schedules": .array(focus.schedules.map { .string($0.text) }),
             "followsDesktop": .bool(focus.followsDesktop),
             "filters": .object(focus.filters.mapValues { .array($0.sorted().map(JSONValue.string)) }),

@@ -136,6 +136,7 @@ package final class DeviceDaemon: Sendable {
             environment: { HostedContentExtension.environment(bundleID: $0, dataDirectory: dataDirectory) },
             startBudget: configuration.widgetStartBudget, drawBudget: configuration.widgetDrawBudget)
         let (apps, store) = (self.apps, self.store)
+        let avatars = AvatarFiles(directory: dataDirectory.appendingPathComponent("device/avatars"))
         let app = { @Sendable (bundleID: String) in Presentation.App((try? apps.app(bundleID: bundleID)) ?? nil, bundleID: bundleID) }
         let center = configuration.notificationCenterPort.map { _ in NotificationCenterPresenter() }
         self.center = center
@@ -146,9 +147,11 @@ package final class DeviceDaemon: Sendable {
                 let category = card.categoryIdentifier ?? ""
                 // The installed app, read once: its name and icon, and whether it has a content extension for the category.
                 let manifest = (try? apps.app(bundleID: card.topic)) ?? nil
-                return Presentation(
+                var presentation = Presentation(
                     card: card, app: Presentation.App(manifest, bundleID: card.topic), category: categories.first { $0.identifier == category },
                     hasContentExtension: !category.isEmpty && manifest?.contentExtension(forCategory: category) != nil)
+                presentation.senderAvatarPath = card.sender?.avatar.flatMap(avatars.path)
+                return presentation
             }, app: app)
         engine = LocalEngine(
             store: store, calendar: .current, prompt: prompt, presenter: presentation,

@@ -37,6 +37,12 @@ enum NotificationCenterJSON {
             "summaryArgument": hidden ? .null : text(card.summaryArgument),
             "summaryArgumentCount": .integer(Int64(card.summaryArgumentCount)),
             "summaryFormat": text(presentation.summaryFormat),
+            "sender": card.sender.map { sender in
+                .object([
+                    "name": .string(sender.senderName), "group": text(sender.groupName),
+                    "avatar": text(presentation.senderAvatarPath.flatMap(files.address(of:))),
+                ])
+            } ?? .null,
         ])
     }
 

@@ -97,6 +97,8 @@ package struct Presentation: Sendable, Hashable {
     package var summaryFormat: String?
     /// The app has a content extension for the category: expanding the notification shows its view.
     package var hasContentExtension: Bool
+    /// A communication notification's avatar, as a file (``AvatarFiles``); shown in place of the app's icon.
+    package var senderAvatarPath: String?
 
     package init(card: NotificationCard, app: App, category: CategoryRecord?, hasContentExtension: Bool = false) {
         id = ID(bundleID: card.topic, identifier: card.identifier)

@@ -24,8 +24,33 @@ package struct Focus: Codable, Sendable, Hashable {
     /// Focus filters (iOS 16): per app, the `filterCriteria` values that alert; the app's other notifications are
     /// silenced, even when the app is allowed.
     package var filters: [String: Set<String>] = [:]
+    /// People whose messages (communication notifications) alert, by name or handle.
+    package var allowedPeople: Set<String> = []
 
     package init() {}
+
+    private enum CodingKeys: String, CodingKey {
+        case name, isOn, until, schedules, followsDesktop, allowedApps, allowsTimeSensitive, filters, allowedPeople
+    }
+
+    /// Reads a Focus written by any version: fields added later take their defaults.
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decodeIfPresent(String.self, forKey: .name) ?? name
+        isOn = try container.decodeIfPresent(Bool.self, forKey: .isOn) ?? isOn
+        until = try container.decodeIfPresent(Date.self, forKey: .until)
+        schedules = try container.decodeIfPresent([Schedule].self, forKey: .schedules) ?? []
+        followsDesktop = try container.decodeIfPresent(Bool.self, forKey: .followsDesktop) ?? followsDesktop
+        allowedApps = try container.decodeIfPresent(Set<String>.self, forKey: .allowedApps) ?? []
+        allowsTimeSensitive = try container.decodeIfPresent(Bool.self, forKey: .allowsTimeSensitive) ?? allowsTimeSensitive
+        filters = try container.decodeIfPresent([String: Set<String>].self, forKey: .filters) ?? [:]
+        allowedPeople = try container.decodeIfPresent(Set<String>.self, forKey: .allowedPeople) ?? []
+    }
+
+    /// Whether a message from `sender` alerts: the Focus allows its name or handle.
+    package func allows(_ sender: CommunicationRecord) -> Bool {
+        allowedPeople.contains(sender.senderName) || sender.senderHandle.map(allowedPeople.contains) == true
+    }
 
     /// A weekly time span, like "weekdays 22:00–07:00". It may cross midnight: it then belongs to the day it starts.
     package struct Schedule: Codable, Sendable, Hashable {

@@ -301,7 +301,7 @@ package actor LocalEngine {
                 content: request.content, bundleID: fired.bundleID, settings: settings, options: options, focus: focus)
             if listed {
                 completion.deliver = fired.notification
-                completion.holdUntil = summaryRelease(of: fired.bundleID, style: style, summary: summary, now: now)
+                completion.holdUntil = summaryRelease(of: fired.bundleID, style: style, settings: settings, summary: summary, now: now)
             } else {
                 attachments(fired.bundleID).release(request.content.attachments)
             }
@@ -328,9 +328,13 @@ package actor LocalEngine {
 
     /// When a notification of `bundleID` delivered now waits for the summary: the summary's next time, for a passive
     /// or active one of an app the summary holds; nil (at once) for the rest, as iOS delivers time-sensitive and
-    /// critical ones.
-    private func summaryRelease(of bundleID: String, style: NotificationCard.Style, summary: ScheduledSummary, now: Date) -> Date? {
+    /// critical ones and direct messages.
+    private func summaryRelease(
+        of bundleID: String, style: NotificationCard.Style, settings: SettingsRecord, summary: ScheduledSummary, now: Date
+    ) -> Date? {
         guard summary.holds(bundleID), [.passive, .active].contains(style.interruptionLevel) else { return nil }
+        // Direct messages arrive at once while the app's Direct Messages setting is on.
+        if style.isCommunication, settings.directMessagesSetting == .enabled { return nil }
         return summary.next(after: now, calendar: calendar)
     }
 

@@ -17,6 +17,8 @@ extension NotificationCard {
         package var silencedBy: String?
         /// It arrived with the scheduled summary: listed, and shown as part of the summary rather than on its own.
         package var inSummary = false
+        /// A communication notification of an entitled app: its sender is shown in place of the app.
+        package var isCommunication = false
 
         package init() {}
 
@@ -28,7 +30,10 @@ extension NotificationCard {
             interruptionLevel = Self.level(content, settings: settings)
             isQuiet = settings.authorizationStatus == .provisional
             hidesPreview = settings.showPreviewsSetting == .never
-            if let focus, !isQuiet, !Self.breaksThrough(focus, level: interruptionLevel, content: content, bundleID: bundleID) {
+            isCommunication = content.communication != nil && settings.directMessagesSetting != .notSupported
+            if let focus, !isQuiet,
+                !Self.breaksThrough(focus, level: interruptionLevel, content: content, bundleID: bundleID, isCommunication: isCommunication)
+            {
                 silencedBy = focus.name
             }
             // A critical alert plays past the app's sound setting (the person granted critical alerts for that).
@@ -47,13 +52,15 @@ extension NotificationCard {
         }
 
         /// Whether a notification alerts while `focus` is on: critical ones always, time-sensitive ones when the Focus
-        /// allows them; then the app's Focus filter, when it has one, decides alone; else whether the Focus allows the app.
+        /// allows them, messages from the people it allows; then the app's Focus filter, when it has one, decides
+        /// alone; else whether the Focus allows the app.
         private static func breaksThrough(
-            _ focus: Focus, level: UNNotificationInterruptionLevel, content: ContentRecord, bundleID: String
+            _ focus: Focus, level: UNNotificationInterruptionLevel, content: ContentRecord, bundleID: String, isCommunication: Bool
         ) -> Bool {
             if level == .critical { return true }
             if level == .passive { return false }
             if level == .timeSensitive, focus.allowsTimeSensitive { return true }
+            if isCommunication, let sender = content.communication, focus.allows(sender) { return true }
             if let filter = focus.filters[bundleID] { return content.filterCriteria.map(filter.contains) ?? false }
             return focus.allowedApps.contains(bundleID)
         }

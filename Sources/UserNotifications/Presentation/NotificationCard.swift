@@ -32,6 +32,10 @@ package struct NotificationCard: Sendable, Hashable {
     package var filterCriteria: String?
     /// The content's `targetContentIdentifier`: which of the app's windows it belongs to.
     package var targetContentIdentifier: String?
+    /// A communication notification's sender (shown in place of the app when ``Style/isCommunication``).
+    package var communication: CommunicationRecord?
+    /// The sender to show: the communication's, for an app entitled to communication notifications.
+    package var sender: CommunicationRecord? { style.isCommunication ? communication : nil }
     /// The content's `summaryArgument` and `summaryArgumentCount` (iOS 12–14): what its group's line names and counts.
     package var summaryArgument: String?
     package var summaryArgumentCount = 0
@@ -87,6 +91,13 @@ package struct NotificationCard: Sendable, Hashable {
         if relevanceScore != 0 { fields["relevanceScore"] = .number(relevanceScore) }
         if let filterCriteria { fields["filterCriteria"] = .string(filterCriteria) }
         if let targetContentIdentifier { fields["targetContentIdentifier"] = .string(targetContentIdentifier) }
+        if let sender {
+            var described: [String: JSONValue] = ["name": .string(sender.senderName)]
+            if let handle = sender.senderHandle { described["handle"] = .string(handle) }
+            if let group = sender.groupName { described["group"] = .string(group) }
+            if let conversation = sender.conversationIdentifier { described["conversation"] = .string(conversation) }
+            fields["sender"] = .object(described)
+        }
         if !attachments.isEmpty {
             fields["attachments"] = .array(attachments.map { .object(["identifier": .string($0.identifier), "path": .string($0.path)]) })
         }
@@ -105,7 +116,8 @@ package struct NotificationCard: Sendable, Hashable {
     /// With the app's previews off, as on iOS, the box holds "Notification" instead of the content.
     package var text: String {
         let time = date.formatted(date: .omitted, time: .standard)
-        var heading = "┌─ \(topic) · \(time)"
+        let from = sender.map { "\($0.groupName.map { group in "\(group) · " } ?? "")\($0.senderName) (\(topic))" }
+        var heading = "┌─ \(from ?? topic) · \(time)"
         switch style.interruptionLevel {
         case .timeSensitive: heading += " · Time Sensitive"
         case .critical: heading += " · Critical"
@@ -150,6 +162,7 @@ extension NotificationCard {
         relevanceScore = content.relevanceScore
         filterCriteria = content.filterCriteria.flatMap(nonEmpty)
         targetContentIdentifier = content.targetContentIdentifier.flatMap(nonEmpty)
+        communication = content.communication
         summaryArgument = nonEmpty(content.summaryArgument)
         summaryArgumentCount = content.summaryArgumentCount
     }

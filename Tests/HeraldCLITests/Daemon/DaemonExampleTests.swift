@@ -118,6 +118,69 @@ import Testing
         try await gateway.stop()
     }
 
+    /// The messaging example's communication notifications: its service extension updates each message from an
+    /// INSendMessageIntent, so the daemon shows the sender (name, handle, avatar); a Focus lets an allowed person's
+    /// messages through; direct messages skip the scheduled summary while the app's Direct Messages setting is on.
+    @Test func theMessagingExampleShowsTheSenderThroughAFocusAndOutsideTheSummary() async throws {
+        let app = "com.example.messaging"
+        let (gateway, data, daemon) = try await start("Messaging/Messaging.app", app: app)
+        defer { daemon.terminate() }
+        let token = try #require(daemon.lines.first { $0["event"]?.stringValue == "registered" }?["deviceToken"]?.stringValue)
+        let launched = try HeraldProcess.start(
+            [], executable: HeraldProcess.built("MessagingApp"), environment: ["HERALD_DATA_DIR": data, "MESSAGING_LIFETIME": "0"])
+        #expect(await launched.exitStatus() == 0, "\(launched.output)\(launched.errorOutput)")
+        try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 0, count: 16)).write(
+            to: URL(fileURLWithPath: data + "/alice.png"))
+        let message = { (from: String, handle: String, group: String?, text: String) in
+            let groupKey = group.map { #","group":"\#($0)""# } ?? ""
+            return """
+                {"aps":{"alert":{"title":"\(from)","body":"\(text)"},"mutable-content":1,"thread-id":"chat-\(handle)","category":"message"},\
+                "sender":{"name":"\(from)","handle":"\(handle)","avatar":"file://\(data)/alice.png"}\(groupKey)}
+                """
+        }
+        let deliver = { (payload: String) async throws -> JSONValue? in
+            let response = try await self.push(payload, to: token, topic: app, via: gateway)
+            #expect(response.status == 200)
+            return await daemon.waitForEvent("notification") { $0["apnsID"]?.stringValue == response.apnsID }
+        }
+
+        let first = try await deliver(message("Alice", "alice@example.com", nil, "Lunch?"))
+        #expect(
+            first?["sender"]
+                == .object(["name": .string("Alice"), "handle": .string("alice@example.com"), "conversation": .string("chat-alice@example.com")]),
+            "\(daemon.errorOutput)")
+        let avatars = (try? FileManager.default.contentsOfDirectory(atPath: data + "/device/avatars")) ?? []
+        #expect(avatars.count == 1 && avatars.first?.hasSuffix(".png") == true, "the avatar is a file for the presenters: \(avatars)")
+
+        _ = try await CommandRunTests.run(["device", "focus", "on", "--allow-person", "alice@example.com", "--data-dir", data])
+        #expect(try await deliver(message("Alice", "alice@example.com", nil, "Still on?"))?["silencedBy"] == nil)
+        let team = try await deliver(message("Bob", "bob@example.com", "Team", "Standup moved"))
+        #expect(
+            team?["silencedBy"]?.stringValue == "Do Not Disturb" && team?["sender"]?["group"]?.stringValue == "Team", "\(String(describing: team))")
+        _ = try await CommandRunTests.run(["device", "focus", "off", "--data-dir", data])
+        // A message without a sender stays an ordinary notification.
+        let plain = try await deliver(#"{"aps":{"alert":{"title":"Messaging","body":"Welcome"},"mutable-content":1}}"#)
+        #expect(plain?["sender"] == nil && plain?["body"]?.stringValue == "Welcome")
+
+        _ = try await CommandRunTests.run(["device", "summary", "on", "--add", app, "--data-dir", data])
+        #expect(try await deliver(message("Carol", "carol@example.com", nil, "Call me"))?["sender"]?["name"]?.stringValue == "Carol")
+        let off = try await CommandRunTests.run(["device", "settings", "--app", app, "--direct-messages", "off", "--data-dir", data])
+        #expect(off.status == 0, "\(off.error)")
+        let held = try await push(message("Dave", "dave@example.com", nil, "Later is fine"), to: token, topic: app, via: gateway)
+        #expect(held.status == 200)
+        var waiting: JSONValue?
+        for _ in 0..<100 {
+            waiting = try JSONValue.parse(Data(try await CommandRunTests.run(["device", "summary", "--json", "--data-dir", data]).output.utf8))[
+                "waiting"]
+            if waiting == .integer(1) { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(waiting == .integer(1), "with Direct Messages off the message waits for the summary")
+        daemon.terminate()
+        _ = await daemon.exitStatus()
+        try await gateway.stop()
+    }
+
     @Test func theEndToEndExampleDecryptsOnTheDeviceOnly() async throws {
         let (gateway, data, daemon) = try await start("EndToEnd/EndToEnd.app", app: "com.example.e2e")
         defer { daemon.terminate() }

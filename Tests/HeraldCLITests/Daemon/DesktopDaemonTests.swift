@@ -194,7 +194,8 @@ import Testing
     @Test func aQuietNotificationOffersKeepAndTurnOff() async throws {
         let bus = try await TestSessionBus()
         let server = try await ScriptedNotificationServer.start(on: bus.address)
-        let fixture = try await DaemonFixture.start(extraArguments: ["--presenter", "desktop"], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+        let fixture = try await DaemonFixture.start(
+            extraArguments: ["--presenter", "desktop"], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
         #expect(try await fixture.startApp(["authorize-provisional", "wait", "0"]).exitStatus() == 0)
         #expect(try await fixture.push(#"{"aps":{"alert":"Try us","sound":"default"}}"#, collapseID: "quiet").status == 200)
         let quiet = try await server.waitForNotification()

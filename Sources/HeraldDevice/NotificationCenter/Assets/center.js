@@ -126,10 +126,17 @@ function showSummary(summary) {
 
 // ---- the list ----
 
+/// A card's header: the app's initial and name — or, for a communication notification, the sender's avatar and name
+/// (the group's for a group conversation).
 function header(notification, title) {
+  const sender = notification.sender;
+  const name = sender ? sender.group || sender.name : notification.appName;
+  const icon = sender && sender.avatar
+    ? el("img", { class: "icon avatar", src: sender.avatar, alt: "" })
+    : el("span", { class: sender ? "icon avatar" : "icon", "aria-hidden": "true", text: (name || notification.app)[0].toUpperCase() });
   return el("header", {},
-    el("span", { class: "icon", "aria-hidden": "true", text: (notification.appName || notification.app)[0].toUpperCase() }),
-    el("span", { class: "app", id: title ? "expanded-title" : undefined, text: title || notification.appName }),
+    icon,
+    el("span", { class: "app", id: title ? "expanded-title" : undefined, text: title || name }),
     el("time", { class: "when", datetime: new Date(notification.date).toISOString(), text: timeOf(notification.date) }));
 }
 
@@ -139,7 +146,7 @@ function card(n) {
     header(n),
     n.title ? el("div", { class: "title", text: n.title }) : undefined,
     n.subtitle ? el("div", { class: "subtitle", text: n.subtitle }) : undefined,
-    n.body ? el("div", { class: "body", text: n.body }) : undefined,
+    n.body ? el("div", { class: "body", text: n.sender && n.sender.group ? `${n.sender.name}: ${n.body}` : n.body }) : undefined,
     tag(n),
     n.image ? el("img", { class: "thumb", src: n.image, alt: "" }) : undefined,
     n.expandable || n.actions.length ? el("div", { class: "more", text: n.expandable ? "Click to expand" : "Click for actions" }) : undefined);

@@ -41,6 +41,12 @@ struct DesktopNotification: Hashable {
             let heading = shown.compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " — ")
             summary = heading.isEmpty ? presentation.app.displayName : heading
             body = presentation.hiddenPreviewsPlaceholder ?? "Notification"
+        } else if let sender = card.sender {
+            // A communication notification: the sender (or the group) heads it, with the sender's avatar as its icon.
+            appName = sender.groupName ?? sender.senderName
+            appIcon = presentation.senderAvatarPath ?? appIcon
+            summary = ([sender.groupName ?? sender.senderName] + [card.subtitle].compactMap { $0 }.filter { !$0.isEmpty }).joined(separator: " — ")
+            body = (sender.groupName == nil ? "" : "\(sender.senderName): ") + (card.body ?? card.note ?? "")
         } else {
             let heading = [card.title, card.subtitle].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " — ")
             summary = heading.isEmpty ? presentation.app.displayName : heading

@@ -18,6 +18,8 @@ struct ContentStorage: Sendable {
     var interruptionLevel = UNNotificationInterruptionLevel.active
     var relevanceScore = 0.0
     var filterCriteria: String?
+    /// Set by `updating(from:)`: a communication notification's sender.
+    var communication: CommunicationRecord?
 
     func isEqual(to other: ContentStorage) -> Bool {
         title == other.title && subtitle == other.subtitle && body == other.body && badge == other.badge
@@ -26,7 +28,7 @@ struct ContentStorage: Sendable {
             && targetContentIdentifier == other.targetContentIdentifier && summaryArgument == other.summaryArgument
             && summaryArgumentCount == other.summaryArgumentCount && attachments == other.attachments
             && interruptionLevel == other.interruptionLevel && relevanceScore == other.relevanceScore
-            && filterCriteria == other.filterCriteria && userInfo.isEqual(to: other.userInfo)
+            && filterCriteria == other.filterCriteria && communication == other.communication && userInfo.isEqual(to: other.userInfo)
     }
 
     /// Hashes the strings only (`userInfo` and objects are left to equality), consistent with `isEqual(to:)`.

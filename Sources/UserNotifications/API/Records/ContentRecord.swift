@@ -22,6 +22,8 @@ package struct ContentRecord: Codable, Hashable, Sendable {
     package var interruptionLevel: UInt
     package var relevanceScore: Double
     package var filterCriteria: String?
+    /// A communication notification's sender (`updating(from:)`); absent in records written before.
+    package var communication: CommunicationRecord?
 
     /// Captures `content`.
     /// - Throws: `RecordError` when `userInfo` holds a value that is not a property-list value, a key that is
@@ -44,6 +46,7 @@ package struct ContentRecord: Codable, Hashable, Sendable {
         interruptionLevel = values.interruptionLevel.rawValue
         relevanceScore = values.relevanceScore
         filterCriteria = values.filterCriteria
+        communication = values.communication
     }
 
     /// Immutable content with the stored values (an unknown interruption level reads as `active`).
@@ -65,6 +68,7 @@ package struct ContentRecord: Codable, Hashable, Sendable {
         values.interruptionLevel = UNNotificationInterruptionLevel(rawValue: interruptionLevel) ?? .active
         values.relevanceScore = relevanceScore
         values.filterCriteria = filterCriteria
+        values.communication = communication
         return UNNotificationContent(storage: values)
     }
 }
