@@ -75,6 +75,16 @@ struct DeviceSettings: AsyncParsableCommand {
     )
     var directMessages: Switch?
 
+    @Flag(
+        name: .customLong("open-app-settings"),
+        help:
+            "Open the app's own notification settings, as iOS's button for apps with providesAppNotificationSettings does (the device daemon asks the app)."
+    )
+    var openAppSettings = false
+
+    @Option(name: .customLong("from-notification"), help: "With --open-app-settings: the delivered notification it is asked from.")
+    var fromNotification: String?
+
     @Option(help: "Live Activities: on or off (apart from notifications, as on iOS).")
     var liveActivities: Switch?
 
@@ -87,7 +97,15 @@ struct DeviceSettings: AsyncParsableCommand {
     @Flag(help: "Print the settings as JSON.")
     var json = false
 
+    func validate() throws {
+        if fromNotification != nil, !openAppSettings { throw ValidationError("--from-notification goes with --open-app-settings") }
+    }
+
     func run() async throws {
+        if openAppSettings {
+            let delivery = try await RunningDaemon(dataDirectory: dataDirectory).openAppSettings(of: app, from: fromNotification)
+            return printNow("\(app)'s notification settings: \(delivery)")
+        }
         let identity = AppIdentity(bundleIdentifier: app, dataDirectory: URL(fileURLWithPath: dataDirectory))
         let store: NotificationStore
         do {

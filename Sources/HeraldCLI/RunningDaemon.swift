@@ -32,6 +32,14 @@ struct RunningDaemon {
         return (bundleID, actionIdentifier, delivery)
     }
 
+    /// Asks the app for its own notification settings screen (from one of its notifications when `identifier` is given).
+    func openAppSettings(of bundleID: String, from identifier: String?) async throws -> String {
+        guard case .responded(_, _, let delivery) = try await call(.openAppSettings(bundleID: bundleID, identifier: identifier)) else {
+            throw ValidationError("the device daemon answered with something unexpected")
+        }
+        return delivery
+    }
+
     private func call(_ call: DaemonCall) async throws -> DaemonResult {
         do {
             return try await client.call(call)

@@ -51,7 +51,7 @@ final class AppSession: Sendable {
     /// Whether the app handles `event` now.
     func handles(_ event: AppEventRecord) -> Bool {
         switch event {
-        case .response: handlesDelegate
+        case .response, .openSettings: handlesDelegate
         case .remoteNotification: handlesRemoteNotifications
         }
     }

@@ -21,6 +21,7 @@ extension DeviceDaemon {
             switch call {
             case .respond(let request): return try await respond(request)
             case .expand(let bundleID, let identifier): return try await expand(bundleID: bundleID, identifier: identifier)
+            case .openAppSettings(let bundleID, let identifier): return try await openAppSettings(of: bundleID, from: identifier)
             default:
                 throw UNError(.notificationsNotAllowed, "the herald command may only show and respond to notifications over the daemon socket")
             }
@@ -70,7 +71,7 @@ extension DeviceDaemon {
             return .done
         case .activities, .requestActivity, .changeActivity:
             preconditionFailure("answered by answerActivityCall")
-        case .respond, .expand:
+        case .respond, .expand, .openAppSettings:
             throw UNError(
                 .notificationsNotAllowed, "apps cannot respond to notifications or expand them; the person does (`herald device respond`, `show`)")
         }

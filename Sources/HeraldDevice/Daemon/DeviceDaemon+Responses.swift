@@ -56,6 +56,24 @@ extension DeviceDaemon {
         return .responded(bundleID: bundleID, actionIdentifier: actionIdentifier, delivery: delivery)
     }
 
+    /// The app's own notification settings, asked for from Settings or from one of its notifications: the app hears
+    /// `userNotificationCenter(_:openSettingsFor:)` (launched if it does not run). Only for an app that said it has
+    /// such a screen (`providesAppNotificationSettings`), as iOS shows the button only then.
+    package func openAppSettings(of bundleID: String, from identifier: String?) async throws(UNError) -> DaemonResult {
+        guard try await engine.settings(of: bundleID).providesAppNotificationSettings else {
+            throw UNError(
+                .notificationsNotAllowed,
+                "\(bundleID) has no notification settings of its own: it asks for them with requestAuthorization(options: [.providesAppNotificationSettings])"
+            )
+        }
+        var notification: NotificationRecord?
+        if let identifier {
+            notification = try await findDelivered(RespondRequest(bundleID: bundleID, identifier: identifier, action: "open", text: nil)).1
+        }
+        let delivery = await hand(.openSettings(notification), to: bundleID, reason: "settings")
+        return .responded(bundleID: bundleID, actionIdentifier: "openSettings", delivery: delivery)
+    }
+
     /// Keep or Turn Off on a quietly delivered notification: the app's settings change (only while it is provisional).
     private func choose(_ choice: ProvisionalChoice, for bundleID: String) async throws(UNError) -> DaemonResult {
         let settings = try await engine.settings(of: bundleID)

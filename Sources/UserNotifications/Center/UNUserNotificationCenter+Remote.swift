@@ -48,7 +48,7 @@ extension UNUserNotificationCenter {
         runtime.attach(delegate: delegate != nil, remoteNotifications: remote)
     }
 
-    /// A response or background push the daemon handed over.
+    /// A response, background push or request for the app's settings the daemon handed over.
     func handle(_ event: AppEventRecord) async {
         switch event {
         case .response(let record):
@@ -56,6 +56,8 @@ extension UNUserNotificationCenter {
         case .remoteNotification(let userInfo):
             guard let handler = remoteNotificationHandler.withLock({ $0 }) else { return }
             await handler(PropertyListValue.userInfo(from: userInfo))
+        case .openSettings(let record):
+            delegate?.userNotificationCenter(self, openSettingsFor: record?.notification)
         }
     }
 }

@@ -28,4 +28,7 @@ package enum AppEventRecord: Codable, Hashable, Sendable {
     case response(ResponseRecord)
     /// A background push: the whole payload.
     case remoteNotification(userInfo: [String: PropertyListValue])
+    /// The person asked for the app's own notification settings: `userNotificationCenter(_:openSettingsFor:)`, with the
+    /// notification it was asked from, if any.
+    case openSettings(NotificationRecord?)
 }

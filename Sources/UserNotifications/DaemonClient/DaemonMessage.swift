@@ -46,6 +46,9 @@ package enum DaemonCall: Codable, Sendable {
     /// A delivered notification to expand (`herald device show`; the `herald` binary only): it, its category's
     /// actions and its app's content extension.
     case expand(bundleID: String?, identifier: String)
+    /// The person asked for the app's own notification settings (`herald device settings --open-app-settings`; the
+    /// `herald` binary only), from Settings (no notification) or from a delivered notification.
+    case openAppSettings(bundleID: String, identifier: String?)
     /// The app's Live Activities of one `ActivityAttributes` type, its push-to-start token and whether it may have
     /// them; with `watch`, this connection is asked about every change from now on.
     case activities(attributesType: String, watch: Bool)

@@ -3,7 +3,8 @@
 // launches the app). Arguments: `register` asks for a device token; `add ID` adds a notification with no trigger;
 // `schedule ID SECONDS` adds a time-interval request; `pending` and `delivered` print the app's pending requests
 // and delivered notifications; `remove ID` removes a delivered one; `steal ID` tries to answer another app's
-// notification over the daemon socket; `authorize` asks for permission; `wait SECONDS` stays that long (default 30).
+// notification over the daemon socket; `authorize` asks for permission (`authorize-settings` with
+// .providesAppNotificationSettings, `authorize-provisional` provisionally); `wait SECONDS` stays that long (default 30).
 // HERALD_TEST_PRESENT=none makes willPresent answer [] (default: banner, list, sound, badge).
 import Foundation
 import UserNotifications
@@ -35,6 +36,10 @@ final class Handler: NSObject, UNUserNotificationCenterDelegate {
         if let text = response as? UNTextInputNotificationResponse { fields["text"] = text.userText }
         emit(fields)
         completionHandler()
+    }
+
+    func userNotificationCenter(_ center: UNUserNotificationCenter, openSettingsFor notification: UNNotification?) {
+        emit(["event": "openSettings", "identifier": notification?.request.identifier ?? NSNull()])
     }
 }
 
@@ -80,6 +85,9 @@ struct TestApp {
                 } catch {
                     emit(["event": "authorizationFailed", "error": error.localizedDescription])
                 }
+            case "authorize-settings":
+                let granted = (try? await center.requestAuthorization(options: [.alert, .providesAppNotificationSettings])) ?? false
+                emit(["event": "authorized", "granted": granted])
             case "authorize-provisional":
                 let granted = (try? await center.requestAuthorization(options: [.alert, .sound, .badge, .provisional])) ?? false
                 emit(["event": "authorized", "granted": granted])

@@ -233,4 +233,24 @@ import Testing
         #expect(shown?["body"]?.stringValue == "MISSING_KEY")
         try await fixture.stop()
     }
+
+    /// `providesAppNotificationSettings` (iOS 12): the person asks for the app's own settings, from Settings or from a
+    /// notification; the app (launched) hears `openSettingsFor` with that notification, or nil. An app that never said
+    /// it has such a screen is refused.
+    @Test func theAppsOwnSettingsOpenThroughItsDelegate() async throws {
+        let fixture = try await DaemonFixture.start(environment: ["HERALD_AUTHORIZATION": "grant"])
+        let open = ["device", "settings", "--app", DaemonFixture.app, "--open-app-settings", "--data-dir", fixture.data]
+        let refused = try await CommandRunTests.run([
+            "device", "settings", "--app", "com.example.plain", "--open-app-settings", "--data-dir", fixture.data,
+        ])
+        #expect(refused.status != 0 && refused.error.contains("has no notification settings of its own"), "\(refused.error)")
+        #expect(try await fixture.startApp(["authorize-settings", "wait", "0"]).exitStatus() == 0)
+        #expect(try await fixture.push(#"{"aps":{"alert":"Hello"}}"#, collapseID: "hello").status == 200)
+        #expect(await fixture.waitForEvent("notification") != nil)
+        let fromNotification = try await CommandRunTests.run(open + ["--from-notification", "hello"])
+        #expect(fromNotification.status == 0, "\(fromNotification.error)")
+        let asked = await fixture.waitForLaunchedAppEvent("openSettings")
+        #expect(asked?["identifier"]?.stringValue == "hello", "\(fixture.daemon.errorOutput)")
+        try await fixture.stop()
+    }
 }
