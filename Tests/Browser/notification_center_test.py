@@ -295,6 +295,36 @@ def main():
         driver.find_element(By.XPATH, f"//section[@data-thread='chat-1']//button[text()='Clear']").click()
         check(wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, chat)), "Clear dismisses the whole group")
 
+        # ---- the Focus (iOS 15) at the top of the page, and the scheduled summary: notifications wait, then arrive as one ----
+        run("device", "focus", "on", "--name", "Work", "--data-dir", device_data)
+        chip = wait.until(lambda d: d.find_element(By.ID, "focus") if d.find_element(By.ID, "focus").is_displayed() else None)
+        check(chip.text == "☾ Work · on", f"the page shows the Focus that is on ({chip.text})")
+        run("device", "summary", "on", "--add", CRASHY, "--data-dir", device_data)
+        digest = [("Weekly report ready", 0.2), ("Your parcel is at the door", 0.9), ("New comment on your photo", 0.5)]
+        for number, (title, relevance) in enumerate(digest):
+            path = os.path.join(work, f"digest-{number}.json")
+            with open(path, "w") as file:
+                json.dump({"aps": {"alert": {"title": title, "body": "From the last hours"}, "relevance-score": relevance,
+                                   "thread-id": "digest"}}, file)
+            run("send", "--gateway", f"https://localhost:{ports['provider']}", "--ca", ca, "--p8", key, "--key-id", "KEY1234567",
+                "--team-id", "TEAM123456", "--topic", CRASHY, "--device", tokens[CRASHY], "--collapse-id", f"digest-{number}", path)
+        deadline = time.time() + 20
+        while time.time() < deadline and json.loads(run("device", "summary", "--json", "--data-dir", device_data).stdout)["waiting"] < 3:
+            time.sleep(0.1)
+        check(not driver.find_elements(By.CSS_SELECTOR, '.card[data-id^="digest-"]'), "the summary's notifications wait: not listed yet")
+        run("device", "summary", "off", "--data-dir", device_data)
+        summary = wait.until(lambda d: d.find_element(By.ID, "summary") if d.find_element(By.ID, "summary").is_displayed() else None)
+        highlights = [h.find_element(By.TAG_NAME, "strong").text for h in summary.find_elements(By.CSS_SELECTOR, ".highlight")]
+        check(summary.text.startswith("Your ") and "3 notifications" in summary.text, f"the summary arrives as one ({summary.text.splitlines()[:2]})")
+        check(highlights == ["Your parcel is at the door", "New comment on your photo", "Weekly report ready"],
+              f"most relevant first ({highlights})")
+        tagged = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, '.group[data-thread="digest"] .card .tag'))
+        check("Scheduled Summary" in tagged.text, "its notifications are listed, tagged with the summary")
+        driver.execute_script("window.scrollTo(0, 0)")
+        driver.save_screenshot(os.path.join(shots, "notification-center-summary.png"))
+        run("device", "focus", "off", "--data-dir", device_data)
+        check(wait.until(lambda d: not d.find_element(By.ID, "focus").is_displayed()), "the Focus chip goes when the Focus is off")
+
         # ---- a long list: a group draws its newest 50 cards, the rest a page at a time; a change redraws one group ----
         path = os.path.join(work, "many.json")
         with open(path, "w") as file:

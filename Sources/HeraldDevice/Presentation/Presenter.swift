@@ -29,7 +29,7 @@ package protocol Presenter: Sendable {
     /// The Focus went on (or changed) or off (nil).
     func focusChanged(_ status: Focus.Status?) async
     /// The scheduled summary arrived; `presentations` are its notifications, most relevant first, each already given to
-    /// ``present(_:)`` (marked ``NotificationCard/Style/inSummary``).
+    /// ``present(_:)`` (least relevant first, marked ``NotificationCard/Style/inSummary``).
     func presentSummary(_ summary: NotificationSummary, _ presentations: [Presentation]) async
 }
 

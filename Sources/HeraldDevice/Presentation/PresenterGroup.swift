@@ -109,7 +109,8 @@ package final class PresenterGroup: NotificationPresenter {
         case .summary(let summary):
             var presentations: [Presentation] = []
             for card in summary.cards { presentations.append(await describe(card)) }
-            for presentation in presentations { await everyPresenter { await $0.present(presentation) } }
+            // Least relevant first, so that in a list the most relevant ends up on top.
+            for presentation in presentations.reversed() { await everyPresenter { await $0.present(presentation) } }
             let described = presentations
             await everyPresenter { await $0.presentSummary(summary, described) }
         }

@@ -109,7 +109,7 @@ function showSummary(summary) {
   const section = field("summary");
   const close = el("button", { type: "button", class: "close", "aria-label": "Dismiss summary", text: "×",
     onclick: () => { section.hidden = true; } });
-  section.replaceChildren(
+  section.replaceChildren(...[
     el("header", {},
       el("span", { class: "summary-title", text: summary.title }),
       el("time", { class: "when", datetime: new Date(summary.date).toISOString(), text: timeOf(summary.date) }),
@@ -120,7 +120,8 @@ function showSummary(summary) {
       el("span", { class: "highlight-text" },
         el("strong", { text: h.title || h.appName }), h.body ? ` ${h.body}` : ""))),
     summary.count > summary.highlights.length
-      ? el("div", { class: "summary-more", text: `and ${summary.count - summary.highlights.length} more below` }) : undefined);
+      ? el("div", { class: "summary-more", text: `and ${summary.count - summary.highlights.length} more below` }) : undefined,
+  ].filter(Boolean));
   section.hidden = false;
 }
 
