@@ -89,13 +89,7 @@ struct DeviceFocus: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let identity = AppIdentity(bundleIdentifier: "", dataDirectory: URL(fileURLWithPath: dataDirectory))
-        let store: NotificationStore
-        do {
-            store = try NotificationStore(path: identity.storePath)
-        } catch {
-            throw ValidationError("cannot open \(identity.storePath): \(error)")
-        }
+        let store = try openDeviceStore(dataDirectory: dataDirectory)
         let now = Date()
         var focus = try store.focus()
         let before = focus

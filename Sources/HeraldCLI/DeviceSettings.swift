@@ -106,16 +106,7 @@ struct DeviceSettings: AsyncParsableCommand {
             let delivery = try await RunningDaemon(dataDirectory: dataDirectory).openAppSettings(of: app, from: fromNotification)
             return printNow("\(app)'s notification settings: \(delivery)")
         }
-        let identity = AppIdentity(bundleIdentifier: app, dataDirectory: URL(fileURLWithPath: dataDirectory))
-        let store: NotificationStore
-        do {
-            store = try NotificationStore(path: identity.storePath)
-        } catch {
-            throw ValidationError("cannot open \(identity.storePath): \(error)")
-        }
-        if let aside = store.movedAside {
-            FileHandle.standardError.write(Data("herald: \(identity.storePath) was unreadable; moved to \(aside)\n".utf8))
-        }
+        let store = try openDeviceStore(dataDirectory: dataDirectory)
         var settings = try store.settings(of: app) ?? SettingsRecord()
         let changing =
             decision != nil || alert != nil || sound != nil || badge != nil || previews != nil || timeSensitive != nil

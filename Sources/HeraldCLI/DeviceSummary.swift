@@ -44,13 +44,7 @@ struct DeviceSummary: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let identity = AppIdentity(bundleIdentifier: "", dataDirectory: URL(fileURLWithPath: dataDirectory))
-        let store: NotificationStore
-        do {
-            store = try NotificationStore(path: identity.storePath)
-        } catch {
-            throw ValidationError("cannot open \(identity.storePath): \(error)")
-        }
+        let store = try openDeviceStore(dataDirectory: dataDirectory)
         var summary = try store.summary()
         let before = summary
         switch action {

@@ -183,7 +183,8 @@ import Testing
         #expect(hidden.summary == "Shop" && hidden.body == "New message")
     }
 
-    /// Silenced by the Focus: no bubble; a bubble it replaces closes (the notification stays in the list).
+    /// Silenced by the Focus, or for the list only: no bubble; a bubble it replaces closes (the notification stays in
+    /// the list).
     @Test func aSilencedNotificationHasNoBubbleAndClosesTheOneItReplaces() async throws {
         let desktop = try await Self.desktop()
         let (server, presenter) = (desktop.server, desktop.presenter)
@@ -191,6 +192,9 @@ import Testing
         var silenced = Self.playing()
         silenced.silencedBy = "Work"
         await presenter.present(Self.presentation("quiet", title: "Shh", style: silenced))
+        var listOnly = Self.playing()
+        listOnly.showsBanner = false  // the app's alerts are off, or willPresent said .list alone
+        await presenter.present(Self.presentation("listed", title: "In the list", style: listOnly))
         await presenter.present(Self.presentation("score", title: "1 : 0"))
         let shown = try await server.waitForNotification(1)
         #expect(shown.summary.hasPrefix("1 : 0"))

@@ -309,9 +309,12 @@ package actor LocalEngine {
                 completion.badge = badge
             }
             completions.append(completion)
-            if completion.holdUntil == nil, !options.isDisjoint(with: [.banner, .alert]), settings.alertSetting != .disabled {
+            let banner = !options.isDisjoint(with: [.banner, .alert]) && settings.alertSetting != .disabled
+            // Presented when it shows a banner or joins the list (the list's surfaces show it; the desktop only a banner).
+            if completion.holdUntil == nil, banner || listed {
                 var card = NotificationCard(fired.notification, bundleID: fired.bundleID, apnsID: fired.apnsID)
                 card.style = style
+                card.style.showsBanner = banner
                 if fired.apnsID == nil { presenter.present(card) } else { remoteCards.append(card) }
             }
         }

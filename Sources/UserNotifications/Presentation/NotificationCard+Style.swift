@@ -19,6 +19,9 @@ extension NotificationCard {
         package var inSummary = false
         /// A communication notification of an entitled app: its sender is shown in place of the app.
         package var isCommunication = false
+        /// It may show a banner (the app's alert setting and `willPresent`'s `.banner` allow it). Without one it is in
+        /// the notification list only: the list and scripts see it, the desktop shows no bubble.
+        package var showsBanner = true
 
         package init() {}
 

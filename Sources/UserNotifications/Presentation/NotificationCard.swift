@@ -88,6 +88,7 @@ package struct NotificationCard: Sendable, Hashable {
         if style.isQuiet { fields["quiet"] = .bool(true) }
         if style.hidesPreview { fields["previewHidden"] = .bool(true) }
         if let focus = style.silencedBy { fields["silencedBy"] = .string(focus) }
+        if !style.showsBanner { fields["banner"] = .bool(false) }
         if relevanceScore != 0 { fields["relevanceScore"] = .number(relevanceScore) }
         if let filterCriteria { fields["filterCriteria"] = .string(filterCriteria) }
         if let targetContentIdentifier { fields["targetContentIdentifier"] = .string(targetContentIdentifier) }
@@ -126,6 +127,7 @@ package struct NotificationCard: Sendable, Hashable {
         }
         if style.isQuiet { heading += " · delivered quietly" }
         if let focus = style.silencedBy { heading += " · silenced by \(focus)" }
+        if !style.showsBanner { heading += " · in the list only" }
         var lines = [heading]
         if style.hidesPreview {
             lines.append("│ Notification")

@@ -92,10 +92,10 @@ package actor DesktopPresenter: Presenter {
     // MARK: Presenter
 
     package func present(_ presentation: Presentation) async {
-        // Silenced by the Focus, or part of a summary: no bubble of its own (it is in the notification list); one it
-        // replaces goes.
+        // Silenced by the Focus, part of a summary, or for the list only: no bubble of its own (it is in the notification
+        // list); one it replaces goes.
         let style = presentation.card.style
-        guard style.silencedBy == nil, !style.inSummary else { return await withdraw([presentation.id]) }
+        guard style.showsBanner, style.silencedBy == nil, !style.inSummary else { return await withdraw([presentation.id]) }
         guard let link = await currentLink() else {
             await fallback?.present(presentation)
             return
