@@ -31,6 +31,13 @@ struct DeviceSettings: AsyncParsableCommand {
     @Option(help: "Badges: on or off.")
     var badge: Switch?
 
+    @Option(
+        name: .customLong("alert-style"),
+        help: "How alerts show: banner (they go by themselves) or persistent (they stay until answered; iOS's .alert style).")
+    var alertStyle: AlertStyle?
+
+    enum AlertStyle: String, ExpressibleByArgument, CaseIterable { case banner, persistent }
+
     @Option(help: "Show previews (title and body): always, when-unlocked or never (the category's placeholder instead).")
     var previews: Previews?
 
@@ -110,7 +117,7 @@ struct DeviceSettings: AsyncParsableCommand {
         var settings = try store.settings(of: app) ?? SettingsRecord()
         let changing =
             decision != nil || alert != nil || sound != nil || badge != nil || previews != nil || timeSensitive != nil
-            || criticalAlerts != nil || directMessages != nil
+            || criticalAlerts != nil || directMessages != nil || alertStyle != nil
         if changing {
             switch decision {
             case .allow?:
@@ -135,6 +142,12 @@ struct DeviceSettings: AsyncParsableCommand {
             if let sound { settings.soundSetting = sound == .on ? .enabled : .disabled }
             if let badge { settings.badgeSetting = badge == .on ? .enabled : .disabled }
             if let previews { settings.showPreviewsSetting = previews.setting }
+            if let alertStyle {
+                guard settings.alertSetting == .enabled else {
+                    throw ValidationError("\(app)'s alerts are off: turn them on first with --alert on")
+                }
+                settings.alertStyle = alertStyle == .persistent ? .alert : .banner
+            }
             try applyEntitled(to: &settings)
             try store.setSettings(settings, of: app)
         }
@@ -152,6 +165,7 @@ struct DeviceSettings: AsyncParsableCommand {
                 "alert": .string(settings.alertSetting.name), "sound": .string(settings.soundSetting.name),
                 "badge": .string(settings.badgeSetting.name), "badgeCount": .integer(Int64(try store.badge(of: app))),
                 "previews": .string(Previews(settings.showPreviewsSetting).rawValue),
+                "alertStyle": .string(settings.alertStyle == .alert ? "persistent" : settings.alertStyle == .banner ? "banner" : "none"),
                 "timeSensitive": .string(settings.timeSensitiveSetting.name),
                 "criticalAlerts": .string(settings.criticalAlertSetting.name),
                 "directMessages": .string(settings.directMessagesSetting.name),

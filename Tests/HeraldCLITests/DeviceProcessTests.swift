@@ -190,6 +190,16 @@ import Testing
         ])
         #expect(badPreviews.status != 0 && badPreviews.error.contains("'always', 'when-unlocked' or 'never'"), "\(badPreviews.error)")
 
+        let persistent = try await CommandRunTests.run([
+            "device", "settings", "--app", "com.example.app", "--alert-style", "persistent", "--data-dir", data, "--json",
+        ])
+        #expect(persistent.output.contains(#""alertStyle":"persistent""#), "\(persistent.output)\(persistent.error)")
+        _ = try await CommandRunTests.run(["device", "settings", "--app", "com.example.app", "--alert", "off", "--data-dir", data])
+        let noAlerts = try await CommandRunTests.run([
+            "device", "settings", "--app", "com.example.app", "--alert-style", "persistent", "--data-dir", data,
+        ])
+        #expect(noAlerts.status != 0 && noAlerts.error.contains("alerts are off: turn them on first with --alert on"), "\(noAlerts.error)")
+
         let denied = try await CommandRunTests.run(["device", "settings", "--app", "com.example.app", "--deny", "--data-dir", data])
         #expect(denied.output.contains("com.example.app: denied"))
     }

@@ -135,7 +135,7 @@ import Testing
     static func style(
         _ level: UNNotificationInterruptionLevel = .active, sound: UNNotificationSound? = .default, status: UNAuthorizationStatus = .authorized,
         critical: Bool = false, soundOn: Bool = true, previews: UNShowPreviewsSetting = .always,
-        options: UNNotificationPresentationOptions = [.banner, .sound]
+        options: UNNotificationPresentationOptions = [.banner, .sound], alertStyle: UNAlertStyle = .banner
     ) throws -> NotificationCard.Style {
         let content = UNMutableNotificationContent()
         content.title = "Hello"
@@ -143,6 +143,7 @@ import Testing
         content.interruptionLevel = level
         var settings = SettingsRecord.answered(
             true, options: critical ? [.alert, .sound, .criticalAlert] : [.alert, .sound], entitlements: [.timeSensitive, .criticalAlerts])
+        settings.alertStyle = alertStyle
         settings.authorizationStatus = status
         settings.soundSetting = soundOn ? .enabled : .disabled
         settings.showPreviewsSetting = previews
@@ -168,6 +169,8 @@ import Testing
             ("sound-off", try Self.style(soundOn: false), silent.merging(["urgency": .byte(1)]) { a, _ in a }, -1),
             ("no-sound-option", try Self.style(options: [.banner]), silent.merging(["urgency": .byte(1)]) { a, _ in a }, -1),
             ("no-sound", try Self.style(sound: nil), silent.merging(["urgency": .byte(1)]) { a, _ in a }, -1),
+            // The app's alert style is persistent (.alert): its banners stay until answered.
+            ("persistent", try Self.style(alertStyle: .alert), sound.merging(["urgency": .byte(1)]) { a, _ in a }, 0),
             ("hidden", try Self.style(previews: .never), sound.merging(["urgency": .byte(1)]) { a, _ in a }, -1),
         ]
         for (index, (identifier, style, hints, timeout)) in cases.enumerated() {

@@ -193,9 +193,7 @@ package actor LocalEngine {
     /// The earliest fire date of any pending request.
     /// The next time something is due: a pending request's fire date or the scheduled summary's release.
     package func nextFireDate(app: String?) throws(UNError) -> Date? {
-        let fire = try storing { try store.earliestFire(app: app) }
-        let release = try storing { try store.earliestRelease() }
-        return [fire, release].compactMap { $0 }.min()
+        try storing { try store.nextDue(app: app) }
     }
 
     /// Fires every request due at `now`: one-shot ones leave the pending list, repeating ones are rescheduled
@@ -346,7 +344,10 @@ package actor LocalEngine {
     /// Delivers the summary that is due at `now` (or, with the summary turned off, everything it held): the held
     /// notifications join the delivered list and the presenters get them as one ``NotificationSummary``.
     package func releaseSummary(now: Date) throws(UNError) {
+        // Nothing held (the usual case) costs one read.
+        guard let earliest = try storing({ try store.earliestRelease() }) else { return }
         let summary = try storing { try store.summary() }
+        guard !summary.isOn || earliest <= now else { return }
         let released = try storing { try store.releaseHeld(dueBy: summary.isOn ? now : nil) }
         guard !released.isEmpty else { return }
         let settingsOfApp = try storing { try store.settings(of: Set(released.map(\.bundleID))) }

@@ -323,12 +323,18 @@ package final class NotificationStore: Sendable {
         }
     }
 
-    /// The earliest next fire date of one app's (or every app's) pending requests.
-    package func earliestFire(app: String?) throws -> Date? {
+    /// The next time something is due, in one read: a pending request's fire date (of one app or every app) or the
+    /// release of a notification held for the summary.
+    package func nextDue(app: String?) throws -> Date? {
         let (filter, arguments) = Self.only(app)
         return try database.read { db in
-            try Double.fetchOne(db, sql: "SELECT MIN(next_fire) FROM pending WHERE next_fire IS NOT NULL \(filter)", arguments: arguments)
-                .map(Date.init(timeIntervalSince1970:))
+            try Double.fetchOne(
+                db,
+                sql: """
+                    SELECT MIN(due) FROM (SELECT MIN(next_fire) AS due FROM pending WHERE next_fire IS NOT NULL \(filter)
+                    UNION ALL SELECT MIN(release_at) FROM held)
+                    """, arguments: arguments
+            ).map(Date.init(timeIntervalSince1970:))
         }
     }
 

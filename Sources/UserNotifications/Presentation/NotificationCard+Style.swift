@@ -22,6 +22,8 @@ extension NotificationCard {
         /// It may show a banner (the app's alert setting and `willPresent`'s `.banner` allow it). Without one it is in
         /// the notification list only: the list and scripts see it, the desktop shows no bubble.
         package var showsBanner = true
+        /// The app's alert style is `.alert` (Settings' "Persistent"): its banners stay until answered.
+        package var isPersistent = false
 
         package init() {}
 
@@ -33,6 +35,7 @@ extension NotificationCard {
             interruptionLevel = Self.level(content, settings: settings)
             isQuiet = settings.authorizationStatus == .provisional
             hidesPreview = settings.showPreviewsSetting == .never
+            isPersistent = settings.alertStyle == .alert
             isCommunication = content.communication != nil && settings.directMessagesSetting != .notSupported
             if let focus, !isQuiet,
                 !Self.breaksThrough(focus, level: interruptionLevel, content: content, bundleID: bundleID, isCommunication: isCommunication)

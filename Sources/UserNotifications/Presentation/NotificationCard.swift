@@ -89,6 +89,7 @@ package struct NotificationCard: Sendable, Hashable {
         if style.hidesPreview { fields["previewHidden"] = .bool(true) }
         if let focus = style.silencedBy { fields["silencedBy"] = .string(focus) }
         if !style.showsBanner { fields["banner"] = .bool(false) }
+        if style.isPersistent { fields["persistent"] = .bool(true) }
         if relevanceScore != 0 { fields["relevanceScore"] = .number(relevanceScore) }
         if let filterCriteria { fields["filterCriteria"] = .string(filterCriteria) }
         if let targetContentIdentifier { fields["targetContentIdentifier"] = .string(targetContentIdentifier) }

@@ -88,7 +88,9 @@ struct DesktopNotification: Hashable {
         case (false, .critical): hints["urgency"] = .byte(2)
         case (false, _): hints["urgency"] = .byte(1)
         }
-        expireTimeout = !style.isQuiet && [.timeSensitive, .critical].contains(style.interruptionLevel) ? 0 : -1
+        // Time-sensitive and critical alerts, and every alert of an app whose style is persistent, stay until answered.
+        let stays = style.isPersistent || [.timeSensitive, .critical].contains(style.interruptionLevel)
+        expireTimeout = !style.isQuiet && stays ? 0 : -1
         if let entry = presentation.app.desktopEntry { hints["desktop-entry"] = .string(entry) }
         if !style.hidesPreview, let image = card.attachments.first(where: { Self.isImage($0.path) }) {
             hints["image-path"] = .string(URL(fileURLWithPath: image.path).absoluteString)
