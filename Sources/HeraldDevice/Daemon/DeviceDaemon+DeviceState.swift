@@ -18,8 +18,9 @@ extension DeviceDaemon {
                 if lastSummary != nil { scheduler.wake() }
                 lastSummary = summary
             }
-            if let desktop, let doNotDisturb = await desktop.doNotDisturb() {
-                await engine.setDesktopDoNotDisturb(doNotDisturb)
+            if let desktop {
+                // A server that keeps no do-not-disturb of its own, or is gone, holds no Focus on.
+                await engine.setDesktopDoNotDisturb(await desktop.doNotDisturb() ?? false)
             }
             do throws(UNError) {
                 let status = try await engine.focusStatus(at: Date())

@@ -190,7 +190,6 @@ package actor LocalEngine {
 
     // MARK: Firing
 
-    /// The earliest fire date of any pending request.
     /// The next time something is due: a pending request's fire date or the scheduled summary's release.
     package func nextFireDate(app: String?) throws(UNError) -> Date? {
         try storing { try store.nextDue(app: app) }
