@@ -207,6 +207,17 @@ import Testing
         #expect(server.notifications.count == 1)
     }
 
+    /// UNNotificationAttachmentOptionsThumbnailHiddenKey: the bubble shows no image of it.
+    @Test func aHiddenThumbnailIsNotTheBubblesImage() async throws {
+        let desktop = try await Self.desktop()
+        defer { desktop.running.cancel() }
+        var presentation = Self.presentation(attachments: ["/tmp/x.png"])
+        presentation.card.attachments[0].hidesThumbnail = true
+        await desktop.presenter.present(presentation)
+        let notification = try await desktop.server.waitForNotification()
+        #expect(notification.hints["image-path"] == nil)
+    }
+
     @Test func aBundleSoundPlaysFromTheBundle() async throws {
         let directory = try TemporaryDirectory()
         _ = try directory.file("chime.wav", [0x52, 0x49, 0x46, 0x46])

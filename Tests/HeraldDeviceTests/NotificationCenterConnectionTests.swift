@@ -127,6 +127,22 @@ import UserNotificationsUI
         #expect(shown["body"] == .string("Episode 12: the secret") && shown["title"] == .string("New episode"))
     }
 
+    /// The attachment options: a hidden thumbnail shows no image on the card, a clipping rectangle is sent for the page
+    /// to show only that part (`object-view-box`).
+    @Test func thumbnailOptionsDecideTheCardsImage() throws {
+        var card = NotificationCard(try Self.notification("Episode 12"), bundleID: "com.example.podcast")
+        card.attachments = [
+            NotificationCard.Attachment(
+                identifier: "cover", path: "/tmp/cover.png", thumbnailClip: ClippingRect(x: 0.25, y: 0, width: 0.5, height: 1))
+        ]
+        let presentation = { Presentation(card: card, app: .init(bundleID: "com.example.podcast"), category: nil) }
+        let clipped = NotificationCenterJSON.notification(presentation(), files: ServedFiles())
+        #expect(clipped["image"]?.stringValue != nil && clipped["imageClip"] == .array([.number(0.25), .number(0), .number(0.5), .number(1)]))
+        card.attachments[0].hidesThumbnail = true
+        let hidden = NotificationCenterJSON.notification(presentation(), files: ServedFiles())
+        #expect(hidden["image"] == .null && hidden["imageClip"] == .null)
+    }
+
     @Test func thePageIsSentTheListOnceThenEachChange() async throws {
         var (page, running) = try await Self.page()
         defer { running.cancel() }

@@ -16,7 +16,8 @@ enum NotificationCenterJSON {
         let card = presentation.card
         let text = { (value: String?) in value.map(JSONValue.string) ?? .null }
         let hidden = card.style.hidesPreview
-        let image = hidden ? nil : card.attachments.lazy.compactMap { files.address(of: $0.path) }.first
+        let thumbnail = hidden ? nil : card.thumbnail { ServedFiles.imageTypes[($0 as NSString).pathExtension.lowercased()] != nil }
+        let image = thumbnail.flatMap { files.address(of: $0.path) }
         return .object([
             "app": .string(presentation.id.bundleID),
             "appName": .string(presentation.app.displayName),
@@ -26,6 +27,9 @@ enum NotificationCenterJSON {
             "body": hidden ? .string(presentation.hiddenPreviewsPlaceholder ?? "Notification") : text(card.body ?? card.note),
             "date": .number((card.date.timeIntervalSince1970 * 1000).rounded()),
             "image": text(image),
+            "imageClip": thumbnail?.thumbnailClip.map { clip in
+                .array([clip.x, clip.y, clip.width, clip.height].map(JSONValue.number))
+            } ?? .null,
             "actions": .array(presentation.actions.map(action)),
             "reportsDismissal": .bool(presentation.reportsDismissal),
             "expandable": .bool(presentation.hasContentExtension && !hidden),

@@ -43,6 +43,23 @@ package struct NotificationCard: Sendable, Hashable {
     package struct Attachment: Sendable, Hashable {
         package var identifier: String
         package var path: String
+        /// `UNNotificationAttachmentOptionsThumbnailHiddenKey`: no thumbnail of it on the notification itself.
+        package var hidesThumbnail = false
+        /// `UNNotificationAttachmentOptionsThumbnailClippingRectKey`: the part of the image its thumbnail shows.
+        package var thumbnailClip: ClippingRect?
+
+        package init(identifier: String, path: String, hidesThumbnail: Bool = false, thumbnailClip: ClippingRect? = nil) {
+            self.identifier = identifier
+            self.path = path
+            self.hidesThumbnail = hidesThumbnail
+            self.thumbnailClip = thumbnailClip
+        }
+    }
+
+    /// The image a banner or a listed card shows: the first attachment's, unless it hides its thumbnail (as on iOS).
+    package func thumbnail(where isImage: (String) -> Bool) -> Attachment? {
+        guard let first = attachments.first(where: { isImage($0.path) }), !first.hidesThumbnail else { return nil }
+        return first
     }
 
     package init(
@@ -161,7 +178,11 @@ extension NotificationCard {
             categoryIdentifier: nonEmpty(content.categoryIdentifier), threadIdentifier: nonEmpty(content.threadIdentifier),
             userInfo: .object(content.userInfo.mapValues(\.jsonValue)), date: notification.date
         )
-        attachments = content.attachments.map { Attachment(identifier: $0.identifier, path: $0.url.path) }
+        attachments = content.attachments.map {
+            Attachment(
+                identifier: $0.identifier, path: $0.url.path, hidesThumbnail: $0.options.thumbnailHidden == true,
+                thumbnailClip: $0.options.thumbnailClippingRect)
+        }
         relevanceScore = content.relevanceScore
         filterCriteria = content.filterCriteria.flatMap(nonEmpty)
         targetContentIdentifier = content.targetContentIdentifier.flatMap(nonEmpty)

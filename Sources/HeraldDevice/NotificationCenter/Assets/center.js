@@ -149,7 +149,7 @@ function card(n) {
     n.subtitle ? el("div", { class: "subtitle", text: n.subtitle }) : undefined,
     n.body ? el("div", { class: "body", text: n.sender && n.sender.group ? `${n.sender.name}: ${n.body}` : n.body }) : undefined,
     tag(n),
-    n.image ? el("img", { class: "thumb", src: n.image, alt: "" }) : undefined,
+    n.image ? thumbnail(n) : undefined,
     n.expandable || n.actions.length ? el("div", { class: "more", text: n.expandable ? "Click to expand" : "Click for actions" }) : undefined);
   const dismiss = el("button", { type: "button", class: "close", "aria-label": "Dismiss", text: "×",
     onclick: (event) => { event.stopPropagation(); respond(n, dismissAction); } });
@@ -159,6 +159,17 @@ function card(n) {
   item.addEventListener("click", open);
   item.addEventListener("keydown", (event) => { if (event.key === "Enter" && event.target === item) open(); });
   return item;
+}
+
+/// The card's image; a clipping rectangle (UNNotificationAttachmentOptionsThumbnailClippingRectKey, fractions of the
+/// image) shows only that part.
+function thumbnail(n) {
+  const image = el("img", { class: "thumb", src: n.image, alt: "" });
+  if (n.imageClip) {
+    const [x, y, width, height] = n.imageClip.map((value) => value * 100);
+    image.style.objectViewBox = `inset(${y}% ${100 - x - width}% ${100 - y - height}% ${x}%)`;
+  }
+  return image;
 }
 
 /// How it was delivered, when not as usual: "Time Sensitive", "Critical", "Silenced by Work", "Delivered Quietly".

@@ -92,7 +92,7 @@ struct DesktopNotification: Hashable {
         let stays = style.isPersistent || [.timeSensitive, .critical].contains(style.interruptionLevel)
         expireTimeout = !style.isQuiet && stays ? 0 : -1
         if let entry = presentation.app.desktopEntry { hints["desktop-entry"] = .string(entry) }
-        if !style.hidesPreview, let image = card.attachments.first(where: { Self.isImage($0.path) }) {
+        if !style.hidesPreview, let image = card.thumbnail(where: Self.isImage) {
             hints["image-path"] = .string(URL(fileURLWithPath: image.path).absoluteString)
         }
         if style.playsSound {
