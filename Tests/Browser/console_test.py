@@ -203,6 +203,28 @@ def main():
         check(wait.until(lambda d: len([c for c in d.find_elements(By.CSS_SELECTOR, ".card") if c.is_displayed()]) == 2),
               "clicking the line opens the group")
 
+        # The device's Focus: an active notification is silenced (listed, tagged), a time-sensitive one breaks through.
+        find(By.ID, "focus").click()
+        for level in ["active", "time-sensitive"]:
+            driver.switch_to.window(send_tab)
+            payload = find(By.ID, "payload")
+            payload.clear()
+            payload.send_keys('{"aps":{"alert":{"title":"Focus test","body":"%s"},"interruption-level":"%s"}}' % (level, level))
+            collapse = find(By.ID, "collapseID")
+            collapse.clear()
+            collapse.send_keys(f"focus-{level}")
+            before = find(By.ID, "outcome").text
+            find(By.ID, "submit").click()
+            wait.until(lambda d: d.find_element(By.ID, "outcome").text != before and "Accepted" in d.find_element(By.ID, "outcome").text)
+        driver.switch_to.window(device_tab)
+        silenced = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, '.card[data-identifier="focus-active"] .tag'))
+        urgent = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, '.card[data-identifier="focus-time-sensitive"] .tag'))
+        # (The two are one stack: the older card is hidden, so its text is read from the document.)
+        silenced, urgent = silenced.get_attribute("textContent"), urgent.get_attribute("textContent")
+        check(silenced == "Silenced by Do Not Disturb" and urgent == "Time Sensitive",
+              f"the Focus silences the active one and lets the time-sensitive one through ({silenced}; {urgent})")
+        find(By.ID, "focus").click()
+
         # The reply in the delivery log: the page finds the notification and its timeline says what was answered.
         driver.get(f"{base}/log?q={unique_id}")
         row = wait.until(ready.element_to_be_clickable((By.CSS_SELECTOR, "#log tbody tr")))

@@ -181,9 +181,11 @@ async function deliver(notification) {
     await write("seen", notification.apnsID, Date.now());
     const card = cardOf(notification);
     if (card) {
+      // The Focus (iOS 15): what it silences is listed without a banner; critical and time-sensitive ones break through.
+      if (field("focus").checked && !["critical", "time-sensitive"].includes(card.level)) card.silencedBy = "Do Not Disturb";
       await write("cards", card.identifier, card);
       show(card);
-      raise(card);
+      if (!card.silencedBy) raise(card);
     }
   }
   send({ type: "ack", uniqueID: notification.uniqueID });
@@ -208,6 +210,7 @@ function cardOf(notification) {
     subtitle: alert.subtitle || localized(alert["subtitle-loc-key"], alert["subtitle-loc-args"]),
     body: alert.body || localized(alert["loc-key"], alert["loc-args"]),
     category: aps.category,
+    level: aps["interruption-level"] || "active",
     thread: aps["thread-id"],
     summaryArgument: alert["summary-arg"],
     summaryArgumentCount: alert["summary-arg-count"],
@@ -227,7 +230,8 @@ function show(card) {
     card.title ? el("div", { class: "title", text: card.title }) : undefined,
     card.subtitle ? el("div", { class: "subtitle", text: card.subtitle }) : undefined,
     card.body ? el("div", { class: "body", text: card.body }) : undefined,
-    card.image ? el("img", { src: card.image, alt: "" }) : undefined);
+    card.image ? el("img", { src: card.image, alt: "" }) : undefined,
+    levelTag(card));
   if (actions.length) {
     const list = el("div", { class: "actions", hidden: true });
     for (const action of actions) {
@@ -250,6 +254,16 @@ function show(card) {
   field("no-cards").hidden = true;
   restack();
 }
+
+/// "Time Sensitive", "Critical", "Silenced by Do Not Disturb": how it was delivered, when not as usual.
+function levelTag(card) {
+  const words = [{ "time-sensitive": "Time Sensitive", critical: "Critical", passive: "Passive" }[card.level], card.silencedBy && `Silenced by ${card.silencedBy}`];
+  const text = words.filter(Boolean).join(" · ");
+  return text ? el("div", { class: "tag", text }) : undefined;
+}
+
+field("focus").checked = localStorage.getItem("herald.device.focus") === "on";
+field("focus").addEventListener("change", () => localStorage.setItem("herald.device.focus", field("focus").checked ? "on" : "off"));
 
 // ---- groups (iOS 12): an app's cards of one thread stack under the newest, with a line counting the rest ----
 /// The cards on screen by identifier, for the lines under stacks.
