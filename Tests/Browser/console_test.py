@@ -225,6 +225,31 @@ def main():
               f"the Focus silences the active one and lets the time-sensitive one through ({silenced}; {urgent})")
         find(By.ID, "focus").click()
 
+        # The device's scheduled summary: active notifications wait for it, a time-sensitive one comes at once; turned
+        # off, it delivers what it held as one summary, most relevant first.
+        find(By.ID, "summary").click()
+        for name, extra in [("digest-low", '"relevance-score":0.1'), ("digest-high", '"relevance-score":0.9'), ("digest-now", '"interruption-level":"time-sensitive"')]:
+            driver.switch_to.window(send_tab)
+            payload = find(By.ID, "payload")
+            payload.clear()
+            payload.send_keys('{"aps":{"alert":{"title":"%s","body":"summary test"},%s}}' % (name, extra))
+            collapse = find(By.ID, "collapseID")
+            collapse.clear()
+            collapse.send_keys(name)
+            before = find(By.ID, "outcome").text
+            find(By.ID, "submit").click()
+            wait.until(lambda d: d.find_element(By.ID, "outcome").text != before and "Accepted" in d.find_element(By.ID, "outcome").text)
+        driver.switch_to.window(device_tab)
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, '.card[data-identifier="digest-now"]'))
+        check(not driver.find_elements(By.CSS_SELECTOR, '.card[data-identifier^="digest-low"], .card[data-identifier^="digest-high"]'),
+              "while the summary is on, active notifications wait; the time-sensitive one is shown")
+        find(By.ID, "summary").click()
+        card = wait.until(lambda d: d.find_element(By.ID, "summary-card") if d.find_element(By.ID, "summary-card").is_displayed() else None)
+        highlights = [h.find_element(By.TAG_NAME, "strong").text for h in card.find_elements(By.CSS_SELECTOR, ".highlight")]
+        check("2 notifications" in card.text and highlights == ["digest-high", "digest-low"], f"turned off, it delivers them as one summary ({highlights})")
+        check(wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, '.card[data-identifier^="digest-"]')) == 3), "and lists them")
+        driver.save_screenshot(os.path.join(shots, "console-browser-device-summary.png"))
+
         # The reply in the delivery log: the page finds the notification and its timeline says what was answered.
         driver.get(f"{base}/log?q={unique_id}")
         row = wait.until(ready.element_to_be_clickable((By.CSS_SELECTOR, "#log tbody tr")))

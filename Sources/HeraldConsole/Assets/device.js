@@ -5,6 +5,7 @@
 // person does with a card as a response.
 import { el, timeOf } from "/assets/common.js";
 import { summaryLine } from "/assets/groups.js";
+import { startSummary, heldUntil, showSummary } from "/assets/device-summary.js";
 import { startActivities, activityRequests, activityAnswer, receiveActivityPush } from "/assets/device-activities.js";
 import { startWebPush, webPushRequests, webPushAnswer, webPushCard } from "/assets/device-webpush.js";
 
@@ -182,10 +183,13 @@ async function deliver(notification) {
     const card = cardOf(notification);
     if (card) {
       // The Focus (iOS 15): what it silences is listed without a banner; critical and time-sensitive ones break through.
-      if (field("focus").checked && !["critical", "time-sensitive"].includes(card.level)) card.silencedBy = "Do Not Disturb";
+      card.heldUntil = heldUntil(card);
+      if (!card.heldUntil && field("focus").checked && !["critical", "time-sensitive"].includes(card.level)) card.silencedBy = "Do Not Disturb";
       await write("cards", card.identifier, card);
-      show(card);
-      if (!card.silencedBy) raise(card);
+      if (!card.heldUntil) {
+        show(card);
+        if (!card.silencedBy) raise(card);
+      }
     }
   }
   send({ type: "ack", uniqueID: notification.uniqueID });
@@ -211,6 +215,7 @@ function cardOf(notification) {
     body: alert.body || localized(alert["loc-key"], alert["loc-args"]),
     category: aps.category,
     level: aps["interruption-level"] || "active",
+    relevance: typeof aps["relevance-score"] === "number" ? aps["relevance-score"] : 0,
     thread: aps["thread-id"],
     summaryArgument: alert["summary-arg"],
     summaryArgumentCount: alert["summary-arg-count"],
@@ -257,13 +262,32 @@ function show(card) {
 
 /// "Time Sensitive", "Critical", "Silenced by Do Not Disturb": how it was delivered, when not as usual.
 function levelTag(card) {
-  const words = [{ "time-sensitive": "Time Sensitive", critical: "Critical", passive: "Passive" }[card.level], card.silencedBy && `Silenced by ${card.silencedBy}`];
+  const words = [
+    { "time-sensitive": "Time Sensitive", critical: "Critical", passive: "Passive" }[card.level],
+    card.silencedBy && `Silenced by ${card.silencedBy}`, card.inSummary && "Scheduled Summary",
+  ];
   const text = words.filter(Boolean).join(" · ");
   return text ? el("div", { class: "tag", text }) : undefined;
 }
 
 field("focus").checked = localStorage.getItem("herald.device.focus") === "on";
 field("focus").addEventListener("change", () => localStorage.setItem("herald.device.focus", field("focus").checked ? "on" : "off"));
+
+/// Delivers the cards the summary held that are due at `now` (all of them when it was turned off), as one summary.
+async function releaseSummary(now, all) {
+  const due = (await readAll("cards")).filter((card) => card.heldUntil && (all || card.heldUntil <= now));
+  if (!due.length) return;
+  // Least relevant first: each card goes on top, so the most relevant ends up on top of its stack.
+  due.sort((a, b) => (a.relevance || 0) - (b.relevance || 0));
+  for (const card of due) {
+    delete card.heldUntil;
+    card.inSummary = true;
+    await write("cards", card.identifier, card);
+    show(card);
+  }
+  showSummary(due);
+}
+startSummary(releaseSummary);
 
 // ---- groups (iOS 12): an app's cards of one thread stack under the newest, with a line counting the rest ----
 /// The cards on screen by identifier, for the lines under stacks.
@@ -366,5 +390,5 @@ showApps();
 showSystemState();
 startActivities(send);
 startWebPush(send);
-for (const card of (await readAll("cards")).sort((a, b) => a.receivedAt - b.receivedAt)) show(card);
+for (const card of (await readAll("cards")).sort((a, b) => a.receivedAt - b.receivedAt)) if (!card.heldUntil) show(card);
 connect();
