@@ -182,7 +182,8 @@ async function deliver(notification) {
     await write("seen", notification.apnsID, Date.now());
     const card = cardOf(notification);
     if (card) {
-      // The Focus (iOS 15): what it silences is listed without a banner; critical and time-sensitive ones break through.
+      // iOS 15: the scheduled summary holds passive and active cards until its time; else the Focus silences what it
+      // does not let through (listed, no system notification); critical and time-sensitive ones break through both.
       card.heldUntil = heldUntil(card);
       if (!card.heldUntil && field("focus").checked && !["critical", "time-sensitive"].includes(card.level)) card.silencedBy = "Do Not Disturb";
       await write("cards", card.identifier, card);

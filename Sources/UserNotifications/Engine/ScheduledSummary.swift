@@ -13,6 +13,16 @@ package struct ScheduledSummary: Codable, Sendable, Hashable {
 
     package init() {}
 
+    private enum CodingKeys: String, CodingKey { case isOn, times, apps }
+
+    /// Reads a summary written by any version: fields added later take their defaults.
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        isOn = try container.decodeIfPresent(Bool.self, forKey: .isOn) ?? isOn
+        times = try container.decodeIfPresent([Int].self, forKey: .times) ?? times
+        apps = try container.decodeIfPresent(Set<String>.self, forKey: .apps) ?? []
+    }
+
     /// Whether `bundleID`'s notifications wait for it.
     package func holds(_ bundleID: String) -> Bool {
         isOn && apps.contains(bundleID)
