@@ -184,17 +184,22 @@ def main():
         wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, '.card[data-identifier="lunch"]'))
 
         # Two messages of one thread stack on the device as iOS 12 groups them: the newest, and a line for the rest.
-        for number, who in enumerate(["Bob", "Carol"]):
+        def send_from_form(payload, collapse_id):
+            """Sends `payload` with the send form in the other tab and waits for the gateway's 200."""
             driver.switch_to.window(send_tab)
-            payload = find(By.ID, "payload")
-            payload.clear()
-            payload.send_keys('{"aps":{"alert":{"title":"%s","body":"Message %d","summary-arg":"%s"},"thread-id":"team"}}' % (who, number, who))
+            field = find(By.ID, "payload")
+            field.clear()
+            field.send_keys(payload)
             collapse = find(By.ID, "collapseID")
             collapse.clear()
-            collapse.send_keys(f"team-{number}")
+            collapse.send_keys(collapse_id)
             before = find(By.ID, "outcome").text
             find(By.ID, "submit").click()
             wait.until(lambda d: d.find_element(By.ID, "outcome").text != before and "Accepted" in d.find_element(By.ID, "outcome").text)
+
+        for number, who in enumerate(["Bob", "Carol"]):
+            send_from_form('{"aps":{"alert":{"title":"%s","body":"Message %d","summary-arg":"%s"},"thread-id":"team"}}' % (who, number, who),
+                           f"team-{number}")
         driver.switch_to.window(device_tab)
         line = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, ".stack-line"))
         visible = [card.get_attribute("data-identifier") for card in driver.find_elements(By.CSS_SELECTOR, ".card") if card.is_displayed()]
@@ -206,16 +211,7 @@ def main():
         # The device's Focus: an active notification is silenced (listed, tagged), a time-sensitive one breaks through.
         find(By.ID, "focus").click()
         for level in ["active", "time-sensitive"]:
-            driver.switch_to.window(send_tab)
-            payload = find(By.ID, "payload")
-            payload.clear()
-            payload.send_keys('{"aps":{"alert":{"title":"Focus test","body":"%s"},"interruption-level":"%s"}}' % (level, level))
-            collapse = find(By.ID, "collapseID")
-            collapse.clear()
-            collapse.send_keys(f"focus-{level}")
-            before = find(By.ID, "outcome").text
-            find(By.ID, "submit").click()
-            wait.until(lambda d: d.find_element(By.ID, "outcome").text != before and "Accepted" in d.find_element(By.ID, "outcome").text)
+            send_from_form('{"aps":{"alert":{"title":"Focus test","body":"%s"},"interruption-level":"%s"}}' % (level, level), f"focus-{level}")
         driver.switch_to.window(device_tab)
         silenced = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, '.card[data-identifier="focus-active"] .tag'))
         urgent = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, '.card[data-identifier="focus-time-sensitive"] .tag'))
@@ -229,16 +225,7 @@ def main():
         # off, it delivers what it held as one summary, most relevant first.
         find(By.ID, "summary").click()
         for name, extra in [("digest-low", '"relevance-score":0.1'), ("digest-high", '"relevance-score":0.9'), ("digest-now", '"interruption-level":"time-sensitive"')]:
-            driver.switch_to.window(send_tab)
-            payload = find(By.ID, "payload")
-            payload.clear()
-            payload.send_keys('{"aps":{"alert":{"title":"%s","body":"summary test"},%s}}' % (name, extra))
-            collapse = find(By.ID, "collapseID")
-            collapse.clear()
-            collapse.send_keys(name)
-            before = find(By.ID, "outcome").text
-            find(By.ID, "submit").click()
-            wait.until(lambda d: d.find_element(By.ID, "outcome").text != before and "Accepted" in d.find_element(By.ID, "outcome").text)
+            send_from_form('{"aps":{"alert":{"title":"%s","body":"summary test"},%s}}' % (name, extra), name)
         driver.switch_to.window(device_tab)
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, '.card[data-identifier="digest-now"]'))
         check(not driver.find_elements(By.CSS_SELECTOR, '.card[data-identifier^="digest-low"], .card[data-identifier^="digest-high"]'),
