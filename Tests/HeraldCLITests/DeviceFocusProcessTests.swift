@@ -93,7 +93,10 @@ import Testing
         let data = CommandRunTests.temporaryDirectory()
         let device = try HeraldProcess.start(["device", "--data-dir", data, "--json"])
         defer { device.terminate() }
-        let on = try await focus(["until", "2s"], data: data)
+        // The daemon runs (its socket is there) before the Focus turns on, so that it sees it on however slow the start.
+        let socket = data + "/device/daemon.sock"
+        #expect(await device.waitForOutput { _ in FileManager.default.fileExists(atPath: socket) }, "\(device.errorOutput)")
+        let on = try await focus(["until", "4s"], data: data)
         #expect(on.status == 0 && on.output.contains("Do Not Disturb: on until"), "\(on.output)\(on.error)")
         #expect(await device.waitForOutput { _ in lines(device, event: "focus").first?["on"] == .bool(true) }, "\(device.output)")
         let started = lines(device, event: "focus").first
