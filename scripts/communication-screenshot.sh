@@ -2,19 +2,22 @@
 # A message from a person, shown by a real notification server as iOS 15 shows a communication notification — the
 # sender's name and avatar in place of the app's — and photographed; then dunst's own pause holding a Focus on.
 #
-#   scripts/communication-screenshot.sh [OUT.png]     # default: docs/images/desktop-communication.png
+#   scripts/communication-screenshot.sh [OUT.png [SUMMARY.png]]
+#                      # defaults: docs/images/desktop-communication.png, docs/images/desktop-summary.png
 #
 # Starts Xvfb, a private D-Bus session bus and dunst (lib.sh's start_desktop), `herald serve`, the messaging example
 # installed (Examples/Messaging: its service extension makes each message an INSendMessageIntent from its sender) and
 # `herald device --presenter desktop`. It pushes a message from "Ada Lovelace" with an avatar, waits for dunst to
 # draw it and takes a screenshot. Then `dunstctl set-paused true` must turn on the device's Focus (it follows the
-# desktop) and `set-paused false` turn it off, as the device's --json lines say. Everything runs in a temporary
-# directory and stops at the end.
+# desktop) and `set-paused false` turn it off, as the device's --json lines say. Last, two ordinary messages wait for
+# the scheduled summary, which arrives as one quiet bubble when it is turned off: photographed too. Everything runs in
+# a temporary directory and stops at the end.
 set -euo pipefail
 
 source "$(dirname "$0")/lib.sh"
 need_desktop
 out=$(realpath -m "${1:-$root/docs/images/desktop-communication.png}")
+summary_out=$(realpath -m "${2:-$root/docs/images/desktop-summary.png}")
 
 cd "$root"
 for product in herald MessagingApp MessagingServiceExtension; do swift build --product "$product" >/dev/null; done
@@ -61,4 +64,19 @@ wait_for 10 grep -q '"event":"focus".*"on":true.*"reason":"desktop"\|"event":"fo
 dunstctl set-paused false
 wait_for 10 grep -q '"event":"focus","on":false\|"on":false,"event":"focus"\|"event":"focus".*"on":false' "$work/device.log"
 echo "dunst paused and resumed: the device's Focus followed ($(grep -c '"event":"focus"' "$work/device.log") focus lines)"
+
+# The scheduled summary: two ordinary messages wait, then arrive together as one quiet bubble.
+"$bin/herald" device summary on --add com.example.messaging --data-dir "$work/device" >/dev/null
+for text in "Standup moved to 10:30|0.9" "The build is green again|0.4"; do
+  cat >"$work/plain.json" <<JSON
+{"aps":{"alert":{"title":"Team","body":"${text%|*}"},"relevance-score":${text#*|}}}
+JSON
+  send "$work/plain.json"
+done
+wait_for 10 sh -c "'$bin/herald' device summary --json --data-dir '$work/device' | grep -q '\"waiting\":2'"
+dunstctl close-all
+"$bin/herald" device summary off --data-dir "$work/device" >/dev/null
+sleep 2  # the daemon releases it within a second; dunst draws
+import -display "$display" -window root "$summary_out"
+echo "saved $summary_out"
 grep -h . "$work/device.err" "$work/dunst.log" || true

@@ -150,8 +150,8 @@ import Testing
         let entitlements: [String: Any] = ["com.apple.developer.usernotifications.time-sensitive": true]
         try PropertyListSerialization.data(fromPropertyList: entitlements, format: .xml, options: 0)
             .write(to: URL(fileURLWithPath: app + "/Service.entitlements"))
-        let allowed = try await CommandRunTests.run(settings + ["--deny"])
-        #expect(allowed.status == 0)
+        let denied = try await CommandRunTests.run(settings + ["--deny"])  // so that --allow answers afresh, entitled
+        #expect(denied.status == 0)
         let again = try await CommandRunTests.run(settings + ["--allow", "--json"])
         let json = try JSONValue.parse(Data(again.output.utf8))
         #expect(json["timeSensitive"]?.stringValue == "on" && json["criticalAlerts"]?.stringValue == "not supported", "\(again.output)")

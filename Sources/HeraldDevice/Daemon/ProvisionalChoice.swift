@@ -19,9 +19,8 @@ package enum ProvisionalChoice: String, CaseIterable, Sendable {
     /// The actions a quiet notification offers.
     package static var actions: [Presentation.Action] {
         allCases.map { choice in
-            var action = Presentation.Action(ActionRecord(UNNotificationAction(identifier: choice.rawValue, title: choice.title, options: [])))
-            action.isDestructive = choice == .turnOff
-            return action
+            let options: UNNotificationActionOptions = choice == .turnOff ? [.destructive] : []
+            return Presentation.Action(ActionRecord(UNNotificationAction(identifier: choice.rawValue, title: choice.title, options: options)))
         }
     }
 

@@ -37,7 +37,7 @@ package struct AppEntitlements: OptionSet, Sendable, Hashable {
     }
 
     /// The bundle's entitlements file: the first `*.entitlements` in its top directory, by name.
-    package static func file(in bundleDirectory: URL) -> URL? {
+    private static func file(in bundleDirectory: URL) -> URL? {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: bundleDirectory.path)) ?? []
         return names.filter { $0.hasSuffix(".entitlements") }.sorted().first.map { bundleDirectory.appendingPathComponent($0) }
     }
