@@ -12,6 +12,8 @@ public final class SQLiteStore: Store {
     let tokenLog: TokenLog
     /// A connection of its own for WAL checkpoints, so they never run inside a commit.
     private let checkpointer: DatabaseQueue
+    /// Runs the first checkpoint pass and fills the token log, below the priority of commits and event loops.
+    private let housekeeping = HousekeepingThread(name: "store-housekeep")
     /// The log's length, in frames (a page each), past which ``maintain()`` makes it start over.
     private let logFrameLimit: Int
     /// The directory holding the files, whose free space bounds the log too.
@@ -51,6 +53,10 @@ public final class SQLiteStore: Store {
         } catch {
             throw StoreError(.unavailable, "cannot open the SQLite store at \(path)", underlying: error)
         }
+    }
+
+    deinit {
+        housekeeping.stop()
     }
 
     private static var migrator: DatabaseMigrator {
@@ -267,8 +273,12 @@ public final class SQLiteStore: Store {
     /// beginning.
     public func maintain() async throws(StoreError) {
         do {
-            let (frames, _) = try await checkpointer.writeWithoutTransaction { db in try db.checkpoint(.passive) }
+            let checkpointer = checkpointer
+            let frames = try await housekeeping.run {
+                try checkpointer.writeWithoutTransaction { db in try db.checkpoint(.passive).walFrameCount }
+            }
             if frames >= frameLimitNow() {
+                // At normal priority: it holds the writer, and commits wait for it.
                 _ = try await pool.writeWithoutTransaction { db in try db.checkpoint(.passive) }
             }
         } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
@@ -278,7 +288,8 @@ public final class SQLiteStore: Store {
             throw StoreError.sqlite(error, cannot: "checkpoint the write-ahead log")
         }
         do {
-            try await tokenLog.catchUp()
+            let tokenLog = tokenLog
+            try await housekeeping.run { try tokenLog.catchUp() }
         } catch {
             throw StoreError.sqlite(error, cannot: "index the delivery log's device tokens")
         }

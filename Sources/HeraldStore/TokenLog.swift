@@ -53,11 +53,11 @@ final class TokenLog: Sendable {
 
     /// Copies the pairs of the notifications committed since the last call from the store, a chunk per transaction, in
     /// SQLite alone (no row comes up to Swift).
-    func catchUp() async throws {
+    func catchUp() throws {
         for _ in 0..<Self.chunksPerBeat {
             // Deferred, not GRDB's usual immediate transaction: that would take the write lock of every attached file,
             // the store's among them, and hold up its commits.
-            let more = try await pool.writeWithoutTransaction { db -> Bool in
+            let more = try pool.writeWithoutTransaction { db -> Bool in
                 var more = false
                 try db.inTransaction(.deferred) {
                     var indexed = try Int64.fetchOne(db, sql: Self.indexedUpTo) ?? 0

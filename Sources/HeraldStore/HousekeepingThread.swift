@@ -1,0 +1,79 @@
+import Foundation
+import Synchronization
+
+/// A thread of its own, at a lower scheduling priority than the rest of the process, for the store's housekeeping:
+/// copying the write-ahead log into the database and filling the delivery log's token index.
+///
+/// That work comes in bursts of a few milliseconds of CPU every beat. On GRDB's threads it competed as an equal with
+/// the event loops and the commit writer, and on a 2-core machine an event loop whose requests had just been committed
+/// could wait out the burst before it sent their 200s (the provider API's p99 latency at 10,000/s). At nice 10 the
+/// scheduler lets them go first; the housekeeping still gets a share when the machine is saturated.
+final class HousekeepingThread: Sendable {
+    /// The nice value the thread runs at (0 is normal, 19 the lowest).
+    static let niceness: Int32 = 10
+
+    private let queue = JobQueue()
+
+    init(name: String) {
+        let queue = queue
+        let thread = Thread {
+            // Linux applies the nice value of `setpriority(PRIO_PROCESS, 0, …)` to the calling thread alone.
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, Self.niceness)
+            while let job = queue.next() { job() }
+        }
+        thread.name = name
+        thread.start()
+    }
+
+    /// Runs `body` on the thread, after the jobs submitted before it.
+    func run<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
+        try await withCheckedThrowingContinuation { continuation in
+            let accepted = queue.add { continuation.resume(with: Result(catching: body)) }
+            if !accepted { continuation.resume(throwing: CancellationError()) }
+        }
+    }
+
+    /// Lets the thread finish the jobs it has and end; later jobs are refused with `CancellationError`.
+    func stop() {
+        queue.close()
+    }
+
+    private final class JobQueue: Sendable {
+        private struct State {
+            var jobs: [@Sendable () -> Void] = []
+            var closed = false
+        }
+
+        private let state = Mutex(State())
+        /// Signalled once per job added, and once on closing.
+        private let signal = DispatchSemaphore(value: 0)
+
+        func add(_ job: @escaping @Sendable () -> Void) -> Bool {
+            let accepted = state.withLock { state in
+                guard !state.closed else { return false }
+                state.jobs.append(job)
+                return true
+            }
+            if accepted { signal.signal() }
+            return accepted
+        }
+
+        func close() {
+            state.withLock { $0.closed = true }
+            signal.signal()
+        }
+
+        /// The next job, waiting for one; nil once closed and empty.
+        func next() -> (@Sendable () -> Void)? {
+            while true {
+                signal.wait()
+                let (job, done): ((@Sendable () -> Void)?, Bool) = state.withLock { state in
+                    if !state.jobs.isEmpty { return (state.jobs.removeFirst(), false) }
+                    return (nil, state.closed)
+                }
+                if let job { return job }
+                if done { return nil }
+            }
+        }
+    }
+}
