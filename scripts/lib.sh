@@ -1,7 +1,8 @@
 # What the benchmark and screenshot scripts share. Source it first thing:
 #
 #   source "$(dirname "$0")/lib.sh"
-#   start_work bench-presented            # $work: a new /tmp/herald-bench-presented.XXXXXX, removed at exit
+#   start_work bench-presented            # $work: a new /tmp/herald-bench-presented.XXXXXX (under $WORK_BASE if
+#                                         # set), removed at exit
 #   herald serve … & stop_at_exit $!      # stopped (SIGTERM) at exit, whatever the outcome
 #
 # $root is the repository. KEEP=1 keeps $work and says where it is.
@@ -10,7 +11,7 @@ work=""
 exit_pids=()
 
 start_work() {
-  work=$(mktemp -d "/tmp/herald-$1.XXXXXX")
+  work=$(mktemp -d "${WORK_BASE:-/tmp}/herald-$1.XXXXXX")
   trap finish_work EXIT
 }
 
