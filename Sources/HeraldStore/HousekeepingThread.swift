@@ -4,9 +4,10 @@ import Synchronization
 /// A thread of its own, at a lower scheduling priority than the rest of the process, for the store's housekeeping:
 /// copying the write-ahead log into the database and filling the delivery log's token index.
 ///
-/// That work comes in bursts of a few milliseconds of CPU every beat. On GRDB's threads it competed as an equal with
-/// the event loops and the commit writer, and on a 2-core machine an event loop whose requests had just been committed
-/// could wait out the burst before it sent their 200s (the provider API's p99 latency at 10,000/s). At nice 10 the
+/// That work comes in bursts of a few milliseconds of CPU every beat. On GRDB's threads (libdispatch's, at nice 0, or
+/// −2 and −4 for root) it competed with the event loops as an equal or above them, and on a 2-core machine an event
+/// loop whose requests had just been committed could wait out the burst before it sent their 200s (the provider API's
+/// p99 latency at 10,000/s; docs/latency.md). At nice 10 the
 /// scheduler lets them go first; the housekeeping still gets a share when the machine is saturated.
 final class HousekeepingThread: Sendable {
     /// The nice value the thread runs at (0 is normal, 19 the lowest).
@@ -19,9 +20,10 @@ final class HousekeepingThread: Sendable {
         let thread = Thread {
             // Linux applies the nice value of `setpriority(PRIO_PROCESS, 0, …)` to the calling thread alone.
             _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, Self.niceness)
+            // Named for `top -H` and /proc (15 bytes at most); a new thread otherwise shows its creator's name.
+            Thread.current.name = name
             while let job = queue.next() { job() }
         }
-        thread.name = name
         thread.start()
     }
 
