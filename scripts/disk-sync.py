@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Prints how long the disk under DIR takes to make a 4 KiB append durable (write + fdatasync), as SQLite's
-commit with synchronous=FULL does, paced at up to RATE syncs/s (default 1,000) for SECONDS (default 10). Every notification's
-200 waits for one such sync, so these figures are the floor under the gateway's latency:
+commit with synchronous=FULL does, paced at up to RATE syncs/s (default 1,000) for SECONDS (default 10). Every
+notification's 200 waits for one such sync, so these figures are the floor under the gateway's latency:
 
 - p50 / p99 of one sync;
 - the stalls: syncs of 20 ms or more, and the share of the run they covered. Requests arriving during a stall

@@ -7,8 +7,8 @@ import Synchronization
 /// That work comes in bursts of a few milliseconds of CPU every beat. On GRDB's threads (libdispatch's, at nice 0, or
 /// −2 and −4 for root) it competed with the event loops as an equal or above them, and on a 2-core machine an event
 /// loop whose requests had just been committed could wait out the burst before it sent their 200s (the provider API's
-/// p99 latency at 10,000/s; docs/latency.md). At nice 10 the
-/// scheduler lets them go first; the housekeeping still gets a share when the machine is saturated.
+/// p99 latency at 10,000/s; docs/latency.md). At nice 10 the scheduler lets them go first; the housekeeping still gets
+/// a share when the machine is saturated. A job runs to its end: a cancelled caller still waits for it.
 final class HousekeepingThread: Sendable {
     /// The nice value the thread runs at (0 is normal, 19 the lowest).
     static let niceness: Int32 = 10
