@@ -1,8 +1,9 @@
 import Foundation
 import Synchronization
 
-/// A thread of its own, at a lower scheduling priority than the rest of the process, for the store's housekeeping:
-/// copying the write-ahead log into the database and filling the delivery log's token index.
+/// A thread of its own, at a lower scheduling priority than the rest of the process, for the store's housekeeping
+/// that may lag behind: filling the delivery log's token index. (Not the checkpoints: starved on a saturated machine,
+/// they would let the write-ahead log grow until the disk is full.)
 ///
 /// That work comes in bursts of a few milliseconds of CPU every beat. On GRDB's threads (libdispatch's, at nice 0, or
 /// −2 and −4 for root) it competed with the event loops as an equal or above them, and on a 2-core machine an event

@@ -12,7 +12,7 @@ public final class SQLiteStore: Store {
     let tokenLog: TokenLog
     /// A connection of its own for WAL checkpoints, so they never run inside a commit.
     private let checkpointer: DatabaseQueue
-    /// Runs the first checkpoint pass and fills the token log, below the priority of commits and event loops.
+    /// Fills the token log, below the priority of commits and event loops.
     private let housekeeping = HousekeepingThread(name: "store-housekeep")
     /// The log's length, in frames (a page each), past which ``maintain()`` makes it start over.
     private let logFrameLimit: Int
@@ -273,12 +273,10 @@ public final class SQLiteStore: Store {
     /// beginning.
     public func maintain() async throws(StoreError) {
         do {
-            let checkpointer = checkpointer
-            let frames = try await housekeeping.run {
-                try checkpointer.writeWithoutTransaction { db in try db.checkpoint(.passive).walFrameCount }
-            }
+            // At normal priority, not on the housekeeping thread: starved of CPU on a saturated machine, the checkpoint
+            // would fall behind the commits and the log would grow until the disk is full.
+            let (frames, _) = try await checkpointer.writeWithoutTransaction { db in try db.checkpoint(.passive) }
             if frames >= frameLimitNow() {
-                // At normal priority: it holds the writer, and commits wait for it.
                 _ = try await pool.writeWithoutTransaction { db in try db.checkpoint(.passive) }
             }
         } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
