@@ -7,6 +7,7 @@ import Testing
 /// The store's housekeeping runs on one thread of its own, below the priority of commits and event loops.
 @Suite struct HousekeepingThreadTests {
     @Test func jobsRunOnOneThreadOfTheirOwnAtALowerPriority() async throws {
+        let callersNiceness = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
         let thread = HousekeepingThread(name: "test-housekeep")
         defer { thread.stop() }
         let threads = Mutex<Set<UInt>>([])
@@ -16,9 +17,11 @@ import Testing
         #expect(threads.withLock { $0.count } == 1)
         #expect(!threads.withLock { $0 }.contains(UInt(pthread_self())))
         let niceness = try await thread.run { getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) }
-        #expect(niceness == HousekeepingThread.niceness)
+        // At least 10: a process started niced further keeps that (only root may raise a thread's priority).
+        #expect(niceness >= HousekeepingThread.niceness)
+        #expect(niceness > callersNiceness || callersNiceness >= HousekeepingThread.niceness)
         // The caller's own priority is untouched.
-        #expect(getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) == 0)
+        #expect(getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) == callersNiceness)
     }
 
     @Test func aJobsErrorReachesItsCaller() async throws {
