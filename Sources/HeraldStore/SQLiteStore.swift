@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HeraldWire
+import Synchronization
 
 /// The default store: one SQLite file in WAL mode, shared safely by the gateway and CLI processes.
 ///
@@ -12,8 +13,10 @@ public final class SQLiteStore: Store {
     let tokenLog: TokenLog
     /// A connection of its own for WAL checkpoints, so they never run inside a commit.
     private let checkpointer: DatabaseQueue
-    /// Fills the token log, below the priority of commits and event loops.
-    private let housekeeping = HousekeepingThread(name: "store-housekeep")
+    /// Fills the token log, only when nothing else wants the CPU.
+    let housekeeping = HousekeepingThread(name: "store-housekeep")
+    /// Whether a fill of the token log is queued or running, and how the last one failed, until ``maintain()`` says so.
+    private let tokenFill = Mutex<(running: Bool, failure: StoreError?)>((false, nil))
     /// The log's length, in frames (a page each), past which ``maintain()`` makes it start over.
     private let logFrameLimit: Int
     /// The directory holding the files, whose free space bounds the log too.
@@ -261,9 +264,9 @@ public final class SQLiteStore: Store {
     }
 
     /// Copies committed pages from the write-ahead log into the database without waiting for readers or
-    /// writers (a passive checkpoint), so the log stays short and commits stay fast; then brings the delivery
-    /// log's token index up to date. The checkpoint comes first: on a full disk the index cannot be written, and
-    /// the checkpoint is what lets the log start over once space returns.
+    /// writers (a passive checkpoint), so the log stays short and commits stay fast; then starts bringing the delivery
+    /// log's token index up to date, unless a fill is still under way. The checkpoint comes first: on a full disk the
+    /// index cannot be written, and the checkpoint is what lets the log start over once space returns.
     ///
     /// Under steady load a passive checkpoint is not enough: commits keep coming while the copy runs, so it
     /// never catches up, SQLite never starts the log over, and every commit appends to an ever longer file
@@ -271,6 +274,9 @@ public final class SQLiteStore: Store {
     /// longer than `frameLimitNow()` allows, a second pass runs on the writer's connection, between two
     /// commits: it copies the few frames the first left behind, and the next commit starts the log over from its
     /// beginning.
+    ///
+    /// The fill runs on the housekeeping thread, which a saturated machine starves, so it is not waited for: the next
+    /// beat's checkpoint must not wait on it. Its failure is thrown by the next call. ``indexTokens()`` waits.
     public func maintain() async throws(StoreError) {
         do {
             // At normal priority, not on the housekeeping thread: starved of CPU on a saturated machine, the checkpoint
@@ -285,12 +291,36 @@ public final class SQLiteStore: Store {
         } catch {
             throw StoreError.sqlite(error, cannot: "checkpoint the write-ahead log")
         }
+        let (start, failure) = tokenFill.withLock { fill in
+            defer { fill = (true, nil) }
+            return (!fill.running, fill.failure)
+        }
+        if start, !housekeeping.submit({ [weak self] in self?.fillTokenLog() }) {
+            tokenFill.withLock { $0.running = false }
+        }
+        if let failure { throw failure }
+    }
+
+    /// A fill ``maintain()`` started, on the housekeeping thread.
+    private func fillTokenLog() {
+        var failure: StoreError?
+        do { try tokenLog.catchUp() } catch { failure = Self.tokenFillError(error) }
+        tokenFill.withLock { $0 = (false, failure) }
+    }
+
+    /// Brings the delivery log's token index up to date and waits until it is (after a fill ``maintain()`` started):
+    /// for tests and benchmarks that search a complete index.
+    public func indexTokens() async throws(StoreError) {
         do {
             let tokenLog = tokenLog
             try await housekeeping.run { try tokenLog.catchUp() }
         } catch {
-            throw StoreError.sqlite(error, cannot: "index the delivery log's device tokens")
+            throw Self.tokenFillError(error)
         }
+    }
+
+    private static func tokenFillError(_ error: any Error) -> StoreError {
+        StoreError.sqlite(error, cannot: "index the delivery log's device tokens")
     }
 
     /// The log's length, in frames, past which it must start over: `logFrameLimit`, or less on a nearly full disk,

@@ -135,10 +135,14 @@ struct LogLookups: AsyncParsableCommand {
             }
             written += next.count
             // The gateway's maintenance beat indexes tokens for the log every 200 ms; here every 50,000 rows.
-            if written % 50_000 == 0 { try await store.maintain() }
+            if written % 50_000 == 0 {
+                try await store.maintain()
+                try await store.indexTokens()
+            }
             if written % 100_000 == 0 { print("  \(written) notifications stored") }
         }
         try await store.maintain()
+        try await store.indexTokens()
         let elapsed = ContinuousClock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         print(
