@@ -69,14 +69,10 @@ let package = Package(
             ],
             resources: [.copy("Assets")]
         ),
-        // SCHED_IDLE and ioprio_set, which Swift's Glibc module hides: the store's housekeeping thread runs only when
-        // nothing else wants the CPU.
-        .target(name: "CScheduling"),
         .target(
             name: "HeraldStore",
             dependencies: [
                 "HeraldWire",
-                "CScheduling",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
@@ -328,7 +324,7 @@ let package = Package(
         .testTarget(name: "HeraldTestingTests", dependencies: ["HeraldTesting"]),
         .testTarget(
             name: "HeraldStoreTests",
-            dependencies: ["HeraldStore", "HeraldTesting", "HeraldWire", "CScheduling", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["HeraldStore", "HeraldTesting", "HeraldWire", .product(name: "GRDB", package: "GRDB.swift")],
             exclude: ["Fixtures"]  // a data dir of each past schema version, read by path (SchemaMigrationTests)
         ),
         .testTarget(

@@ -1,33 +1,26 @@
-import CScheduling
 import Foundation
 import Synchronization
 
-/// A thread of its own, in Linux's SCHED_IDLE class, for the store's housekeeping that may lag behind: filling the
-/// delivery log's token index. (Not the checkpoints: starved on a saturated machine, they would let the write-ahead log
-/// grow until the disk is full.)
+/// A thread of its own, at a lower scheduling priority than the rest of the process, for the store's housekeeping
+/// that may lag behind: filling the delivery log's token index. (Not the checkpoints: starved on a saturated machine,
+/// they would let the write-ahead log grow until the disk is full.)
 ///
 /// That work comes in bursts of a few milliseconds of CPU every beat. On GRDB's threads (libdispatch's, at nice 0, or
 /// −2 and −4 for root) it competed with the event loops as an equal or above them, and on a 2-core machine an event
 /// loop whose requests had just been committed could wait out the burst before it sent their 200s (the provider API's
-/// p99 latency at 10,000/s; docs/latency.md). At nice 10 it still could: the scheduler lets a running thread finish its
-/// slice before a woken one of higher priority. A SCHED_IDLE thread gives way the moment any other thread wakes, and
-/// gets the CPU only when nothing else wants it. Its I/O stays best-effort: SCHED_IDLE alone would also put it in the
-/// idle I/O class, whose writes can wait seconds, and the journal commits behind them held every other sync (stalls of
-/// up to 500 ms). Where the kernel refuses the class, the thread runs at nice 10. A job runs to its end: a cancelled
-/// caller still waits for it.
+/// p99 latency at 10,000/s; docs/latency.md). At nice 10 the scheduler lets them go first; the housekeeping still gets
+/// a share when the machine is saturated. A job runs to its end: a cancelled caller still waits for it.
 final class HousekeepingThread: Sendable {
-    /// The nice value the thread runs at where SCHED_IDLE is refused (0 is normal, 19 the lowest).
-    static let fallbackNiceness: Int32 = 10
+    /// The nice value the thread runs at (0 is normal, 19 the lowest).
+    static let niceness: Int32 = 10
 
     private let queue = JobQueue()
 
     init(name: String) {
         let queue = queue
         let thread = Thread {
-            if cscheduling_run_when_idle() != 0 {
-                // Linux applies the nice value of `setpriority(PRIO_PROCESS, 0, …)` to the calling thread alone.
-                _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, Self.fallbackNiceness)
-            }
+            // Linux applies the nice value of `setpriority(PRIO_PROCESS, 0, …)` to the calling thread alone.
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, Self.niceness)
             // Named for `top -H` and /proc (15 bytes at most); a new thread otherwise shows its creator's name.
             Thread.current.name = name
             while let job = queue.next() { job() }

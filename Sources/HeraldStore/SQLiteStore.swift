@@ -13,7 +13,7 @@ public final class SQLiteStore: Store {
     let tokenLog: TokenLog
     /// A connection of its own for WAL checkpoints, so they never run inside a commit.
     private let checkpointer: DatabaseQueue
-    /// Fills the token log, only when nothing else wants the CPU.
+    /// Fills the token log, below the priority of commits and event loops.
     let housekeeping = HousekeepingThread(name: "store-housekeep")
     /// Whether a fill of the token log is queued or running, and how the last one failed, until ``maintain()`` says so.
     private let tokenFill = Mutex<(running: Bool, failure: StoreError?)>((false, nil))
@@ -275,8 +275,8 @@ public final class SQLiteStore: Store {
     /// commits: it copies the few frames the first left behind, and the next commit starts the log over from its
     /// beginning.
     ///
-    /// The fill runs on the housekeeping thread, which a saturated machine starves, so it is not waited for: the next
-    /// beat's checkpoint must not wait on it. Its failure is thrown by the next call. ``indexTokens()`` waits.
+    /// The fill runs on the housekeeping thread, at a priority a saturated machine may starve, so it is not waited for:
+    /// the next beat's checkpoint must not wait on it. Its failure is thrown by the next call. ``indexTokens()`` waits.
     public func maintain() async throws(StoreError) {
         do {
             // At normal priority, not on the housekeeping thread: starved of CPU on a saturated machine, the checkpoint
