@@ -8,8 +8,10 @@ import Synchronization
 /// That work comes in bursts of a few milliseconds of CPU every beat. On GRDB's threads (libdispatch's, at nice 0, or
 /// −2 and −4 for root) it competed with the event loops as an equal or above them, and on a 2-core machine an event
 /// loop whose requests had just been committed could wait out the burst before it sent their 200s (the provider API's
-/// p99 latency at 10,000/s; docs/latency.md). At nice 10 the scheduler lets them go first; the housekeeping still gets
-/// a share when the machine is saturated. A job runs to its end: a cancelled caller still waits for it.
+/// p99 latency at 10,000/s; docs/latency.md). At nice 10 the scheduler favours them, though a running job may still
+/// finish its time slice first; the housekeeping still gets a share when the machine is saturated, which it needs: a
+/// job starved inside a read of the store would keep the store's log from starting over (why not SCHED_IDLE,
+/// docs/latency.md). A job runs to its end: a cancelled caller still waits for it.
 final class HousekeepingThread: Sendable {
     /// The nice value the thread runs at (0 is normal, 19 the lowest).
     static let niceness: Int32 = 10
@@ -31,7 +33,7 @@ final class HousekeepingThread: Sendable {
     /// Runs `body` on the thread, after the jobs submitted before it.
     func run<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
         try await withCheckedThrowingContinuation { continuation in
-            let accepted = queue.add { continuation.resume(with: Result(catching: body)) }
+            let accepted = submit { continuation.resume(with: Result(catching: body)) }
             if !accepted { continuation.resume(throwing: CancellationError()) }
         }
     }
