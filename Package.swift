@@ -69,10 +69,13 @@ let package = Package(
             ],
             resources: [.copy("Assets")]
         ),
+        // sched_setattr, which Swift's Glibc module does not reach: the store's housekeeping thread gets a long time slice.
+        .target(name: "CScheduling"),
         .target(
             name: "HeraldStore",
             dependencies: [
                 "HeraldWire",
+                "CScheduling",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
@@ -324,7 +327,7 @@ let package = Package(
         .testTarget(name: "HeraldTestingTests", dependencies: ["HeraldTesting"]),
         .testTarget(
             name: "HeraldStoreTests",
-            dependencies: ["HeraldStore", "HeraldTesting", "HeraldWire", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["HeraldStore", "HeraldTesting", "HeraldWire", "CScheduling", .product(name: "GRDB", package: "GRDB.swift")],
             exclude: ["Fixtures"]  // a data dir of each past schema version, read by path (SchemaMigrationTests)
         ),
         .testTarget(

@@ -1,28 +1,37 @@
+import CScheduling
 import Foundation
 import Synchronization
 
-/// A thread of its own, at a lower scheduling priority than the rest of the process, for the store's housekeeping
-/// that may lag behind: filling the delivery log's token index. (Not the checkpoints: starved on a saturated machine,
-/// they would let the write-ahead log grow until the disk is full.)
+/// A thread of its own for the store's housekeeping, which gives way to the event loops: the WAL checkpoints (at normal
+/// priority) and filling the delivery log's token index (at nice 10).
 ///
 /// That work comes in bursts of a few milliseconds of CPU every beat. On GRDB's threads (libdispatch's, at nice 0, or
 /// −2 and −4 for root) it competed with the event loops as an equal or above them, and on a 2-core machine an event
 /// loop whose requests had just been committed could wait out the burst before it sent their 200s (the provider API's
-/// p99 latency at 10,000/s; docs/latency.md). At nice 10 the scheduler favours them, though a running job may still
-/// finish its time slice first; the housekeeping still gets a share when the machine is saturated, which it needs: a
-/// job starved inside a read of the store would keep the store's log from starting over (why not SCHED_IDLE,
-/// docs/latency.md). A job runs to its end: a cancelled caller still waits for it.
+/// p99 latency at 10,000/s; docs/latency.md). A lower priority alone did not stop that: the scheduler lets a running
+/// thread finish its time slice before a woken one of higher priority. So the thread also takes the longest slice Linux
+/// allows, and since Linux 6.12 a woken thread with a shorter slice (every other, at the default) takes the core at
+/// once; over time the thread still gets its priority's share. It must keep that share on a saturated machine, which
+/// is why it is not SCHED_IDLE: a job starved inside a read of the store, or holding one of SQLite's process-wide
+/// locks, would hold up the store's log or its commits (docs/latency.md). A job runs to its end: a cancelled caller
+/// still waits for it.
 final class HousekeepingThread: Sendable {
-    /// The nice value the thread runs at (0 is normal, 19 the lowest).
-    static let niceness: Int32 = 10
+    /// The thread's time slice, the longest Linux allows: longer than any other thread's, so that one woken with the
+    /// default slice takes the core at once (Linux 6.12 and later).
+    static let slice: UInt64 = 100_000_000
 
     private let queue = JobQueue()
 
-    init(name: String) {
+    /// - Parameter niceness: The nice value the thread runs at (0 is normal, 19 the lowest), or its creator's if higher:
+    ///   only root may raise a thread's priority.
+    init(name: String, niceness: Int32) {
         let queue = queue
         let thread = Thread {
-            // Linux applies the nice value of `setpriority(PRIO_PROCESS, 0, …)` to the calling thread alone.
-            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, Self.niceness)
+            let niceness = max(niceness, getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0))
+            if cscheduling_set_fair(niceness, Self.slice) != 0 {
+                // Linux applies the nice value of `setpriority(PRIO_PROCESS, 0, …)` to the calling thread alone.
+                _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness)
+            }
             // Named for `top -H` and /proc (15 bytes at most); a new thread otherwise shows its creator's name.
             Thread.current.name = name
             while let job = queue.next() { job() }

@@ -14,7 +14,9 @@ public final class SQLiteStore: Store {
     /// A connection of its own for WAL checkpoints, so they never run inside a commit.
     private let checkpointer: DatabaseQueue
     /// Fills the token log, below the priority of commits and event loops.
-    let housekeeping = HousekeepingThread(name: "store-housekeep")
+    let housekeeping = HousekeepingThread(name: "store-housekeep", niceness: 10)
+    /// Runs the checkpoints at normal priority, giving way to a woken event loop (``HousekeepingThread``).
+    private let checkpointing = HousekeepingThread(name: "store-checkpoint", niceness: 0)
     /// Whether a fill of the token log is queued or running, and how the last one failed, until ``maintain()`` says so.
     private let tokenFill = Mutex<(running: Bool, failure: StoreError?)>((false, nil))
     /// The log's length, in frames (a page each), past which ``maintain()`` makes it start over.
@@ -60,6 +62,7 @@ public final class SQLiteStore: Store {
 
     deinit {
         housekeeping.stop()
+        checkpointing.stop()
     }
 
     private static var migrator: DatabaseMigrator {
@@ -275,13 +278,14 @@ public final class SQLiteStore: Store {
     /// commits: it copies the few frames the first left behind, and the next commit starts the log over from its
     /// beginning.
     ///
-    /// The fill runs on the housekeeping thread, at a priority a saturated machine may starve, so it is not waited for:
+    /// The fill runs on the housekeeping thread, at a priority a saturated machine slows down, so it is not waited for:
     /// the next beat's checkpoint must not wait on it. Its failure is thrown by the next call. ``indexTokens()`` waits.
     public func maintain() async throws(StoreError) {
         do {
-            // At normal priority, not on the housekeeping thread: starved of CPU on a saturated machine, the checkpoint
-            // would fall behind the commits and the log would grow until the disk is full.
-            let (frames, _) = try await checkpointer.writeWithoutTransaction { db in try db.checkpoint(.passive) }
+            // At normal priority, not at the fill's nice 10: slowed down on a saturated machine, the checkpoint would fall
+            // behind the commits and the log would grow until the disk is full.
+            let checkpointer = checkpointer
+            let (frames, _) = try await checkpointing.run { try checkpointer.writeWithoutTransaction { db in try db.checkpoint(.passive) } }
             if frames >= frameLimitNow() {
                 _ = try await pool.writeWithoutTransaction { db in try db.checkpoint(.passive) }
             }
