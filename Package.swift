@@ -69,13 +69,16 @@ let package = Package(
             ],
             resources: [.copy("Assets")]
         ),
-        // sched_setattr, which Swift's Glibc module does not reach: the store's housekeeping thread gets a long time slice.
+        // sched_setattr, which Swift's Glibc module does not reach: the store's housekeeping threads get a long time slice.
         .target(name: "CScheduling"),
+        // sqlite3_config, which Swift cannot call (it is variadic).
+        .target(name: "CSQLiteSettings", linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(
             name: "HeraldStore",
             dependencies: [
                 "HeraldWire",
                 "CScheduling",
+                "CSQLiteSettings",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
@@ -327,7 +330,10 @@ let package = Package(
         .testTarget(name: "HeraldTestingTests", dependencies: ["HeraldTesting"]),
         .testTarget(
             name: "HeraldStoreTests",
-            dependencies: ["HeraldStore", "HeraldTesting", "HeraldWire", "CScheduling", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "HeraldStore", "HeraldTesting", "HeraldWire", "CScheduling", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
             exclude: ["Fixtures"]  // a data dir of each past schema version, read by path (SchemaMigrationTests)
         ),
         .testTarget(

@@ -1,3 +1,4 @@
+import CSQLiteSettings
 import Foundation
 import GRDB
 import HeraldWire
@@ -34,6 +35,7 @@ public final class SQLiteStore: Store {
     /// - Throws: ``StoreError`` `.unavailable` when the file cannot be opened or migrated.
     public init(path: String, logFrameLimit: Int = 4096, busyTimeout: Duration = .seconds(10)) throws(StoreError) {
         self.logFrameLimit = logFrameLimit
+        _ = Self.memoryStatisticsOff
         directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
         var configuration = Configuration()
         configuration.busyMode = .timeout(Double(busyTimeout.components.seconds) + Double(busyTimeout.components.attoseconds) / 1e18)
@@ -64,6 +66,12 @@ public final class SQLiteStore: Store {
         housekeeping.stop()
         checkpointing.stop()
     }
+
+    /// Whether SQLite's memory statistics are off in this process. SQLite keeps them by default, under one mutex of the
+    /// whole process taken around every allocation and release of every connection: 2% of the gateway's instructions,
+    /// and a thread preempted holding it holds up every other (the store's writer among them). Herald reads none of
+    /// them. They can be switched off only before SQLite's first use in the process, as the gateway's store is.
+    static let memoryStatisticsOff = csqlite_disable_memory_statistics() == 0
 
     private static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import HeraldTesting
 import HeraldWire
 import Testing
@@ -25,6 +26,21 @@ import Testing
         }
         let reopened = try SQLiteStore(path: path)
         #expect(try await reopened.device(token)?.environment == .production)
+    }
+
+    @Test func sqliteKeepsNoMemoryStatisticsWhenTheStoreComesFirst() async throws {
+        let store = try SQLiteStore(path: Self.temporaryPath())
+        _ = try await store.notificationCount()
+        var current: sqlite3_int64 = 0
+        var highest: sqlite3_int64 = 0
+        #expect(sqlite3_status64(SQLITE_STATUS_MEMORY_USED, &current, &highest, 0) == SQLITE_OK)
+        // With this suite alone (`swift test --filter StoreConformanceTests`) the store is SQLite's first user in the
+        // process and switches the statistics off; in a full run another suite may come first, and they stay on.
+        if SQLiteStore.memoryStatisticsOff {
+            #expect(current == 0 && highest == 0)
+        } else {
+            #expect(current > 0)
+        }
     }
 
     @Test func commitsAreSyncedToDisk() async throws {
