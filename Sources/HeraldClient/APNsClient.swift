@@ -120,8 +120,9 @@ public final class APNsClient: Service, Sendable {
     ) async throws(APNsClientError) -> APNsSendResult {
         try notification.validate()
         let apnsID = notification.apnsID ?? APNsID.generate()
-        let headers = makeHeaders(notification, deviceToken: deviceToken, apnsID: apnsID)
-        return try await perform(headers: headers, body: ByteBuffer(bytes: notification.payload), id: apnsID, timeout: timeout)
+        let apnsIDText = APNsID.format(apnsID)
+        let headers = makeHeaders(notification, deviceToken: deviceToken, apnsID: apnsIDText)
+        return try await perform(headers: headers, body: ByteBuffer(bytes: notification.payload), id: apnsID, idText: apnsIDText, timeout: timeout)
     }
 
     /// Sends one broadcast (iOS 18) to every Live Activity subscribed to a channel: `POST /4/broadcasts/apps/BUNDLE`.
@@ -140,22 +141,25 @@ public final class APNsClient: Service, Sendable {
         }
         try notification.validate(payloadLimit: 5120)
         let requestID = notification.apnsID ?? APNsID.generate()
+        let requestIDText = APNsID.format(requestID)
         let bundleID = PushType.liveActivity.bundleID(fromTopic: notification.topic) ?? notification.topic
         let headers: [(name: String, value: String)] = [
             (":method", "POST"), (":scheme", scheme), (":path", "/4/broadcasts/apps/" + bundleID), (":authority", authority),
             ("apns-channel-id", channelID), ("apns-push-type", PushType.liveActivity.rawValue),
             ("apns-expiration", String(notification.expiration?.epochSeconds ?? 0)),
             ("apns-priority", String(notification.priority?.rawValue ?? Priority.immediate.rawValue)),
-            ("apns-request-id", APNsID.format(requestID)),
+            ("apns-request-id", requestIDText),
         ]
-        return try await perform(headers: headers, body: ByteBuffer(bytes: notification.payload), id: requestID, timeout: timeout)
+        return try await perform(headers: headers, body: ByteBuffer(bytes: notification.payload), id: requestID, idText: requestIDText, timeout: timeout)
     }
 
     /// One request, retried while APNs' answer says a retry can succeed, within the deadline.
+    ///
+    /// - Parameter idText: `apnsID` as sent: an answer that names it back (as a 200 does) needs no parsing.
     private func perform(
-        headers: [(name: String, value: String)], body: ByteBuffer, id apnsID: UUID, timeout: Duration?
+        headers: [(name: String, value: String)], body: ByteBuffer, id apnsID: UUID, idText: String, timeout: Duration?
     ) async throws(APNsClientError) -> APNsSendResult {
-        let deadline = ContinuousClock.now + (timeout ?? configuration.requestTimeout)
+        let deadline = NIODeadline.now() + TimeAmount(timeout ?? configuration.requestTimeout)
         let policy = configuration.retryPolicy
         var attempt = 0
         while true {
@@ -165,7 +169,7 @@ public final class APNsClient: Service, Sendable {
                 let response = try await attemptOnce(headers: headers, body: body, deadline: deadline)
                 if response.status == 200 {
                     return APNsSendResult(
-                        apnsID: response.apnsID.flatMap(APNsID.parse) ?? apnsID,
+                        apnsID: response.apnsID.flatMap { $0 == idText ? apnsID : APNsID.parse($0) } ?? apnsID,
                         uniqueID: response.uniqueID.flatMap(APNsID.parse),
                         attempts: attempt
                     )
@@ -184,7 +188,7 @@ public final class APNsClient: Service, Sendable {
             // A request the server never processed goes again at once (on another connection); others back off.
             let backoff =
                 failure.notProcessed ? .zero : Backoff.wait(attempt: attempt, initial: policy.initialBackoff, maximum: policy.maximumBackoff)
-            guard ContinuousClock.now + backoff < deadline else { throw failure }
+            guard NIODeadline.now() + TimeAmount(backoff) < deadline else { throw failure }
             logger.debug(
                 "retrying an APNs request",
                 metadata: [
@@ -198,20 +202,18 @@ public final class APNsClient: Service, Sendable {
         }
     }
 
-    private func attemptOnce(headers: [(name: String, value: String)], body: ByteBuffer, deadline: ContinuousClock.Instant) async throws
+    private func attemptOnce(headers: [(name: String, value: String)], body: ByteBuffer, deadline: NIODeadline) async throws
         -> StreamResponse
     {
-        let remaining = deadline - ContinuousClock.now
-        guard remaining > .zero else { throw StreamFailure(kind: .timeout, detail: "no answer before the deadline") }
+        guard deadline > NIODeadline.now() else { throw StreamFailure(kind: .timeout, detail: "no answer before the deadline") }
         let connection = try await pool.lease()
         defer { pool.release(connection) }
-        let nioDeadline = NIODeadline.now() + TimeAmount(deadline - ContinuousClock.now)
         return try await connection.execute { promise in
-            StreamRequest(headers: headers, body: body, deadline: nioDeadline, promise: promise)
+            StreamRequest(headers: headers, body: body, deadline: deadline, promise: promise)
         }.get()
     }
 
-    private func makeHeaders(_ notification: APNsNotification, deviceToken: DeviceToken, apnsID: UUID) -> [(name: String, value: String)] {
+    private func makeHeaders(_ notification: APNsNotification, deviceToken: DeviceToken, apnsID: String) -> [(name: String, value: String)] {
         var headers: [(name: String, value: String)] = []
         headers.reserveCapacity(11)
         headers.append((":method", "POST"))
@@ -223,7 +225,7 @@ public final class APNsClient: Service, Sendable {
         if let priority = notification.priority { headers.append(("apns-priority", String(priority.rawValue))) }
         if let expiration = notification.expiration { headers.append(("apns-expiration", String(expiration.epochSeconds))) }
         if let collapseID = notification.collapseID { headers.append(("apns-collapse-id", collapseID)) }
-        headers.append(("apns-id", APNsID.format(apnsID)))
+        headers.append(("apns-id", apnsID))
         return headers
     }
 

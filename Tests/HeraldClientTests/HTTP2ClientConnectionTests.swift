@@ -111,6 +111,32 @@ import Testing
         #expect(first[0].header.length > 150)
     }
 
+    /// The encoder sends a field as the same place of the last request was sent when it is the same field: a topic that
+    /// changes (a new table entry, which moves every index remembered, the JWT's after it too), changes back (an older
+    /// entry) and stays; a new JWT; a request with one field more. The server's decoder reads each as it was sent.
+    @Test func fieldsThatChangeBetweenRequestsAreReadAsSent() throws {
+        var (connection, server) = try Self.open()
+        func request(token: String, topic: String, jwt: String = "a.b.c", collapseID: String? = nil) -> [(name: String, value: String)] {
+            var fields = Self.request(token: token, jwt: jwt).map { $0.name == "apns-topic" ? ($0.name, topic) : $0 }
+            if let collapseID { fields.insert(("apns-collapse-id", collapseID), at: 5) }
+            return fields
+        }
+        let requests = [
+            request(token: "aa", topic: "com.a"), request(token: "bb", topic: "com.a"), request(token: "cc", topic: "com.b"),
+            request(token: "dd", topic: "com.a"), request(token: "ee", topic: "com.a"), request(token: "ff", topic: "com.a", jwt: "d.e.f"),
+            request(token: "gg", topic: "com.a", jwt: "d.e.f", collapseID: "c1"), request(token: "hh", topic: "com.a", jwt: "a.b.c"),
+        ]
+        var lengths: [Int] = []
+        for (number, fields) in requests.enumerated() {
+            connection.request(stream: UInt32(2 * number + 1), fields: fields, body: ByteBuffer())
+            let block = try server.read(&connection)[0]
+            #expect(try server.fields(of: block).map { "\($0.name): \($0.value)" } == fields.map { "\($0.name): \($0.value)" })
+            lengths.append(block.header.length)
+        }
+        // The repeat of the first request's fields and the return to an older topic took indexes, not literals.
+        #expect(lengths[1] < lengths[0] && lengths[3] == lengths[1] && lengths[4] == lengths[1])
+    }
+
     /// A server that allows no table gets a size update of 0 first and no indexes.
     @Test func aServerWithoutATableGetsNoIndexes() throws {
         var (connection, server) = try Self.open([(0x1, 0)])

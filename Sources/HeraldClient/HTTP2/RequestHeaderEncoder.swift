@@ -12,6 +12,23 @@ import NIOCore
 struct RequestHeaderEncoder {
     /// The table's capacity as the encoder uses it, at most the 4,096 bytes every HPACK decoder starts with.
     private var table = HPACKTable(capacity: 4096)
+    /// How each place of the last block was sent, while the table stays as it was. A request's fields come in the same
+    /// order as the last one's and mostly as the very same strings, which one comparison of their storage then finds,
+    /// instead of the look-ups by name and in the table (with them, encoding took 7% of the client's CPU).
+    private var lastBlock: [Sent] = []
+
+    /// How a field was sent.
+    private enum Sent {
+        /// As an index of a whole field.
+        case index(Int, name: String, value: String)
+        /// As a literal without indexing, under the static table's index of its name if it has one.
+        case literal(nameIndex: Int?, name: String)
+        /// As a literal added to the table, which makes every dynamic index one higher.
+        case inserted
+        /// Not known: the next field in this place is looked up.
+        case unknown
+    }
+
     /// Capacities the server announced (SETTINGS_HEADER_TABLE_SIZE) since the last block, to tell it at the next
     /// block's start: the smallest of them and the last (RFC 7541 §4.2), so the server's table shrinks as far as it did.
     private var pendingCapacity: (smallest: Int, last: Int)?
@@ -39,32 +56,59 @@ struct RequestHeaderEncoder {
                     table.resize(to: capacity)
                 }
                 pendingCapacity = nil
+                lastBlock.removeAll()
             }
-            for (name, value) in fields { encode(name: name, value: value, with: &writer) }
+            if lastBlock.count != fields.count { lastBlock = Array(repeating: .unknown, count: fields.count) }
+            for (place, (name, value)) in fields.enumerated() {
+                let sent = encode(name: name, value: value, as: lastBlock[place], with: &writer)
+                if case .inserted = sent {
+                    // Every index remembered is one off now, this block's earlier places' too.
+                    for other in lastBlock.indices { if case .index = lastBlock[other] { lastBlock[other] = .unknown } }
+                }
+                lastBlock[place] = sent
+            }
             return writer.count
         }
     }
 
-    private mutating func encode(name: String, value: String, with writer: inout HPACKWriter) {
+    /// Writes one field, the way the same place of the last block was sent when it is the same field.
+    private mutating func encode(name: String, value: String, as last: Sent, with writer: inout HPACKWriter) -> Sent {
+        switch last {
+        case .index(let index, name, value):
+            writer.integer(index, prefix: 7, flags: 0x80)
+            return .index(index, name: name, value: value)
+        case .literal(let nameIndex, name):
+            writeLiteral(name: name, nameIndex: nameIndex, value: value, indexing: false, with: &writer)
+            return .literal(nameIndex: nameIndex, name: name)
+        case .index, .literal, .inserted, .unknown:
+            break
+        }
         if let index = Self.staticFieldIndex(name: name, value: value) {
             writer.integer(index, prefix: 7, flags: 0x80)  // indexed field
-            return
+            return .index(index, name: name, value: value)
         }
         let indexes = Self.repeats(name)
         if indexes, let index = table.dynamicIndex(name: name, value: value) {
             writer.integer(index, prefix: 7, flags: 0x80)
-            return
+            return .index(index, name: name, value: value)
         }
-        // A literal with incremental indexing (01, six-bit name index) or without indexing (0000, four-bit).
-        let (prefix, flags): (Int, UInt8) = indexes ? (6, 0x40) : (4, 0x00)
-        if let nameIndex = Self.staticNameIndex(name) {
+        let nameIndex = Self.staticNameIndex(name)
+        writeLiteral(name: name, nameIndex: nameIndex, value: value, indexing: indexes, with: &writer)
+        guard indexes else { return .literal(nameIndex: nameIndex, name: name) }
+        table.insert(HPACKTable.Field(name: name, value: value))
+        return .inserted
+    }
+
+    /// A literal with incremental indexing (01, six-bit name index) or without indexing (0000, four-bit).
+    private func writeLiteral(name: String, nameIndex: Int?, value: String, indexing: Bool, with writer: inout HPACKWriter) {
+        let (prefix, flags): (Int, UInt8) = indexing ? (6, 0x40) : (4, 0x00)
+        if let nameIndex {
             writer.integer(nameIndex, prefix: prefix, flags: flags)
         } else {
             writer.integer(0, prefix: prefix, flags: flags)
             writer.string(name)
         }
         writer.string(value)
-        if indexes { table.insert(HPACKTable.Field(name: name, value: value)) }
     }
 
     /// Whether a field of this name keeps its value across requests, and so is worth a place in the table.
