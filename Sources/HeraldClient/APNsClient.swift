@@ -150,7 +150,8 @@ public final class APNsClient: Service, Sendable {
             ("apns-priority", String(notification.priority?.rawValue ?? Priority.immediate.rawValue)),
             ("apns-request-id", requestIDText),
         ]
-        return try await perform(headers: headers, body: ByteBuffer(bytes: notification.payload), id: requestID, idText: requestIDText, timeout: timeout)
+        return try await perform(
+            headers: headers, body: ByteBuffer(bytes: notification.payload), id: requestID, idText: requestIDText, timeout: timeout)
     }
 
     /// One request, retried while APNs' answer says a retry can succeed, within the deadline.
