@@ -71,8 +71,8 @@ let package = Package(
         ),
         // sched_setattr, which Swift's Glibc module does not reach: the store's housekeeping threads get a long time slice.
         .target(name: "CScheduling"),
-        // sqlite3_config, which Swift cannot call (it is variadic).
-        .target(name: "CSQLiteSettings", linkerSettings: [.linkedLibrary("sqlite3")]),
+        // sqlite3_config, which Swift cannot call (it is variadic); libsqlite3 comes with GRDB, which every user links.
+        .target(name: "CSQLiteSettings"),
         .target(
             name: "HeraldStore",
             dependencies: [
