@@ -89,8 +89,8 @@ import Testing
         #expect(largestLog < 6_000_000, "the log grew to \(largestLog) bytes")
     }
 
-    /// The token index's fill runs only when the CPU is otherwise idle, so a saturated machine starves it; the
-    /// checkpoints must go on meanwhile, or the log grows with every commit.
+    /// The token index's fill runs at nice 10, so a saturated machine holds it back; the checkpoints must go on
+    /// meanwhile, or the log grows with every commit.
     @Test func aStarvedTokenFillDoesNotHoldUpTheCheckpoints() async throws {
         let path = Self.temporaryPath()
         let store = try SQLiteStore(path: path, logFrameLimit: 64)
